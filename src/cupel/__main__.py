@@ -1,0 +1,5 @@
+"""``python -m cupel``."""
+
+from cupel.cli import main
+
+raise SystemExit(main())

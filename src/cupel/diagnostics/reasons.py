@@ -1,0 +1,266 @@
+"""Exclusion and inclusion reasons (spec: Diagnostics, Exclusion Reasons).
+
+Every exclusion reason is a small immutable data-carrying type; its JSON form is
+``{"reason": "<Variant>", ...fields}`` with absent fields omitted. A variant this version does not know,
+read from JSON, becomes an :class:`UnknownExclusionReason` that keeps its name and fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+
+__all__ = [
+    "BudgetExceeded",
+    "Deduplicated",
+    "ExclusionReason",
+    "Filtered",
+    "InclusionReason",
+    "NegativeTokens",
+    "PinnedOverride",
+    "QuotaCapExceeded",
+    "QuotaRequireDisplaced",
+    "ScoredTooLow",
+    "UnknownExclusionReason",
+    "exclusion_reason_from_dict",
+]
+
+
+class ExclusionReason:
+    """Why an item was left out. Match on the variant with ``isinstance`` or ``match``."""
+
+    __slots__ = ()
+    variant: ClassVar[str] = ""
+    #: Whether built-in pipeline stages emit this variant.
+    active: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        """The variant name used on the wire, e.g. ``"BudgetExceeded"``."""
+        return self.variant
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec's JSON envelope: ``{"reason": name, **fields}``."""
+        payload: dict[str, Any] = {"reason": self.name}
+        payload.update(self._fields())
+        return payload
+
+    def _fields(self) -> dict[str, Any]:
+        assert dataclasses.is_dataclass(self)
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def describe(self) -> str:
+        """A one-line human explanation."""
+        fields = ", ".join(f"{key}={value!r}" for key, value in self._fields().items())
+        return f"{self.name}({fields})" if fields else self.name
+
+
+def _check_int(variant: str, name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CupelTypeError(f"{variant}.{name} must be an int, got {value!r}")
+
+
+def _check_str(variant: str, name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise CupelTypeError(f"{variant}.{name} must be a str, got {value!r}")
+
+
+def _check_float(variant: str, name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{variant}.{name} must be a float, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetExceeded(ExclusionReason):
+    """The item did not fit: ``available_tokens`` were left when it was considered."""
+
+    variant: ClassVar[str] = "BudgetExceeded"
+    item_tokens: int
+    available_tokens: int
+
+    def __post_init__(self) -> None:
+        _check_int(self.variant, "item_tokens", self.item_tokens)
+        _check_int(self.variant, "available_tokens", self.available_tokens)
+
+    def describe(self) -> str:
+        return f"BudgetExceeded: {self.item_tokens} tokens requested, {self.available_tokens} available"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredTooLow(ExclusionReason):
+    """Reserved: the item scored below a selection threshold."""
+
+    variant: ClassVar[str] = "ScoredTooLow"
+    active: ClassVar[bool] = False
+    score: float
+    threshold: float
+
+    def __post_init__(self) -> None:
+        _check_float(self.variant, "score", self.score)
+        _check_float(self.variant, "threshold", self.threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class Deduplicated(ExclusionReason):
+    """A byte-identical item with a higher (or equal, earlier) score was kept instead."""
+
+    variant: ClassVar[str] = "Deduplicated"
+    deduplicated_against: str
+
+    def __post_init__(self) -> None:
+        _check_str(self.variant, "deduplicated_against", self.deduplicated_against)
+
+    def describe(self) -> str:
+        return f"Deduplicated: same content as a kept item ({_preview(self.deduplicated_against)})"
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaCapExceeded(ExclusionReason):
+    """The item's kind had reached its cap."""
+
+    variant: ClassVar[str] = "QuotaCapExceeded"
+    kind: str
+    cap: int
+    actual: int
+
+    def __post_init__(self) -> None:
+        _check_str(self.variant, "kind", self.kind)
+        _check_int(self.variant, "cap", self.cap)
+        _check_int(self.variant, "actual", self.actual)
+
+    def describe(self) -> str:
+        return f"QuotaCapExceeded: kind {self.kind} capped at {self.cap} (would be {self.actual})"
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaRequireDisplaced(ExclusionReason):
+    """Reserved: displaced to satisfy another kind's requirement."""
+
+    variant: ClassVar[str] = "QuotaRequireDisplaced"
+    active: ClassVar[bool] = False
+    displaced_by_kind: str
+
+    def __post_init__(self) -> None:
+        _check_str(self.variant, "displaced_by_kind", self.displaced_by_kind)
+
+
+@dataclass(frozen=True, slots=True)
+class NegativeTokens(ExclusionReason):
+    """The item declared a negative token count."""
+
+    variant: ClassVar[str] = "NegativeTokens"
+    tokens: int
+
+    def __post_init__(self) -> None:
+        _check_int(self.variant, "tokens", self.tokens)
+
+    def describe(self) -> str:
+        return f"NegativeTokens: token count {self.tokens} is negative"
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedOverride(ExclusionReason):
+    """Pinned items took the budget this item would have used."""
+
+    variant: ClassVar[str] = "PinnedOverride"
+    displaced_by: str
+
+    def __post_init__(self) -> None:
+        _check_str(self.variant, "displaced_by", self.displaced_by)
+
+    def describe(self) -> str:
+        return f"PinnedOverride: budget taken by pinned item ({_preview(self.displaced_by)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Filtered(ExclusionReason):
+    """Reserved: removed by a named filter."""
+
+    variant: ClassVar[str] = "Filtered"
+    active: ClassVar[bool] = False
+    filter_name: str
+
+    def __post_init__(self) -> None:
+        _check_str(self.variant, "filter_name", self.filter_name)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownExclusionReason(ExclusionReason):
+    """A variant from another implementation or a later spec version, kept as read."""
+
+    reason: str
+    fields: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.reason
+
+    def _fields(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+    def __hash__(self) -> int:
+        return hash((self.reason, tuple(sorted(self.fields))))
+
+
+_VARIANTS: dict[str, type[ExclusionReason]] = {
+    cls.variant: cls
+    for cls in (
+        BudgetExceeded,
+        ScoredTooLow,
+        Deduplicated,
+        QuotaCapExceeded,
+        QuotaRequireDisplaced,
+        NegativeTokens,
+        PinnedOverride,
+        Filtered,
+    )
+}
+
+
+def exclusion_reason_from_dict(data: Mapping[str, Any]) -> ExclusionReason:
+    """Read the JSON envelope; unknown variants are preserved as :class:`UnknownExclusionReason`."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("reason"), str):
+        raise InvalidConfigurationError(
+            f"exclusion reason must be an object with a string 'reason', got {data!r}"
+        )
+    name = data["reason"]
+    fields = {key: value for key, value in data.items() if key != "reason"}
+    cls = _VARIANTS.get(name)
+    if cls is None:
+        return UnknownExclusionReason(name, fields)
+    expected = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    missing = expected - set(fields)
+    if missing:
+        raise InvalidConfigurationError(f"{name} reason is missing field(s) {sorted(missing)}")
+    return cls(**{key: fields[key] for key in expected})
+
+
+class InclusionReason(StrEnum):
+    """Why an item was included (spec: InclusionReason). JSON: ``{"reason": "Scored"}``."""
+
+    SCORED = "Scored"
+    PINNED = "Pinned"
+    ZERO_TOKEN = "ZeroToken"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.value}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> InclusionReason:
+        value = data.get("reason") if isinstance(data, Mapping) else None
+        try:
+            return cls(str(value))
+        except ValueError:
+            raise InvalidConfigurationError(
+                f"inclusion reason must be one of {[m.value for m in cls]}, got {value!r}"
+            ) from None
+
+
+def _preview(text: str, limit: int = 40) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")

@@ -1,0 +1,231 @@
+"""Trace collectors and events (spec: Diagnostics, TraceCollector and Events)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.errors import CupelTypeError
+from cupel.model import ContextBudget, ContextItem
+
+if TYPE_CHECKING:
+    from cupel.diagnostics.report import SelectionReport
+    from cupel.slicers._base import CountRequirementShortfall
+
+__all__ = [
+    "DiagnosticTraceCollector",
+    "NullTraceCollector",
+    "OverflowEvent",
+    "PipelineStage",
+    "SelectionObserver",
+    "TraceCollector",
+    "TraceDetailLevel",
+    "TraceEvent",
+]
+
+
+class PipelineStage(StrEnum):
+    """The five observable stages (Sort has no diagnostic boundary)."""
+
+    CLASSIFY = "Classify"
+    SCORE = "Score"
+    DEDUPLICATE = "Deduplicate"
+    SLICE = "Slice"
+    PLACE = "Place"
+
+
+class TraceDetailLevel(IntEnum):
+    """How much a :class:`DiagnosticTraceCollector` keeps: STAGE < ITEM."""
+
+    STAGE = 0
+    ITEM = 1
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One observation: a stage's duration and output count, or one item's decision.
+
+    ``stage`` is a :class:`PipelineStage`, or a plain string for a stage read from JSON that this
+    version does not know. Item-level events have ``duration_ms == 0.0`` and ``item_count == 1``.
+    """
+
+    stage: PipelineStage | str
+    duration_ms: float
+    item_count: int
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.duration_ms, bool) or not isinstance(self.duration_ms, int | float):
+            raise CupelTypeError(f"TraceEvent.duration_ms must be a float, got {self.duration_ms!r}")
+        if isinstance(self.item_count, bool) or not isinstance(self.item_count, int):
+            raise CupelTypeError(f"TraceEvent.item_count must be an int, got {self.item_count!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class OverflowEvent:
+    """Produced only under OverflowStrategy.PROCEED when the merged selection exceeds the target."""
+
+    tokens_over_budget: int
+    overflowing_items: tuple[ContextItem, ...]
+    budget: ContextBudget
+
+
+@runtime_checkable
+class TraceCollector(Protocol):
+    """Receives the pipeline's instrumentation (spec: TraceCollector).
+
+    The pipeline reads ``is_enabled`` first and builds no event when it is false.
+    """
+
+    @property
+    def is_enabled(self) -> bool:
+        """Whether events should be built and recorded at all."""
+        ...
+
+    def record_stage_event(self, event: TraceEvent) -> None:
+        """Record one stage-level event (once per stage, after it completes)."""
+        ...
+
+    def record_item_event(self, event: TraceEvent) -> None:
+        """Record one item-level event."""
+        ...
+
+
+@runtime_checkable
+class SelectionObserver(Protocol):
+    """Optional extension of a trace collector: structured per-item decisions and stage boundaries.
+
+    The pipeline calls these methods on an enabled collector that has them; it is how a
+    :class:`~cupel.diagnostics.report.SelectionReport` (or an OpenTelemetry span tree) is built.
+    """
+
+    def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
+        """The run begins with these candidates."""
+        ...
+
+    def on_stage_complete(
+        self, stage: PipelineStage, started_ns: int, ended_ns: int, items_in: int, items_out: int
+    ) -> None:
+        """A stage finished; times are ``time.time_ns()`` wall-clock instants."""
+        ...
+
+    def on_excluded(
+        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
+    ) -> None:
+        """An item left the pipeline at ``stage``."""
+        ...
+
+    def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
+        """An item is in the final window; called in placed order."""
+        ...
+
+    def on_shortfalls(self, shortfalls: Sequence[CountRequirementShortfall]) -> None:
+        """Count requirements the slicer could not meet."""
+        ...
+
+    def on_overflow(self, event: OverflowEvent) -> None:
+        """The selection overflowed the target under OverflowStrategy.PROCEED."""
+        ...
+
+
+class NullTraceCollector:
+    """The disabled collector: records nothing and makes the pipeline build nothing."""
+
+    __slots__ = ()
+
+    @property
+    def is_enabled(self) -> bool:
+        return False
+
+    def record_stage_event(self, event: TraceEvent) -> None:
+        return None
+
+    def record_item_event(self, event: TraceEvent) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "NullTraceCollector()"
+
+
+class DiagnosticTraceCollector:
+    """Buffers events in order and builds a :class:`~cupel.diagnostics.report.SelectionReport`.
+
+    Item events are kept only at ``TraceDetailLevel.ITEM``. ``on_event`` (if given) is called
+    synchronously with every event that is recorded. Use one collector per pipeline run.
+    """
+
+    def __init__(
+        self,
+        detail_level: TraceDetailLevel = TraceDetailLevel.STAGE,
+        on_event: Callable[[TraceEvent], None] | None = None,
+    ) -> None:
+        if not isinstance(detail_level, TraceDetailLevel):
+            raise CupelTypeError(
+                f"DiagnosticTraceCollector.detail_level must be a TraceDetailLevel, got {detail_level!r}"
+            )
+        self.detail_level = detail_level
+        self.on_event = on_event
+        self.events: list[TraceEvent] = []
+        self.overflow: OverflowEvent | None = None
+        self._candidates: tuple[ContextItem, ...] = ()
+        self._included: list[tuple[ContextItem, float, InclusionReason]] = []
+        self._excluded: list[tuple[ContextItem, float, ExclusionReason]] = []
+        self._shortfalls: list[CountRequirementShortfall] = []
+
+    @property
+    def is_enabled(self) -> bool:
+        return True
+
+    def record_stage_event(self, event: TraceEvent) -> None:
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def record_item_event(self, event: TraceEvent) -> None:
+        if self.detail_level >= TraceDetailLevel.ITEM:
+            self.events.append(event)
+            if self.on_event is not None:
+                self.on_event(event)
+
+    def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
+        self._candidates = tuple(items)
+
+    def on_stage_complete(
+        self, stage: PipelineStage, started_ns: int, ended_ns: int, items_in: int, items_out: int
+    ) -> None:
+        return None
+
+    def on_excluded(
+        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
+    ) -> None:
+        self._excluded.append((item, score, reason))
+
+    def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
+        self._included.append((item, score, reason))
+
+    def on_shortfalls(self, shortfalls: Sequence[CountRequirementShortfall]) -> None:
+        self._shortfalls.extend(shortfalls)
+
+    def on_overflow(self, event: OverflowEvent) -> None:
+        self.overflow = event
+
+    def build_report(self) -> SelectionReport:
+        """The report of the run this collector observed."""
+        from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+
+        # Stable sort: equal scores keep the order in which items were excluded.
+        excluded = sorted(self._excluded, key=lambda entry: entry[1], reverse=True)
+        return SelectionReport(
+            events=tuple(self.events),
+            included=tuple(IncludedItem(item, score, reason) for item, score, reason in self._included),
+            excluded=tuple(ExcludedItem(item, score, reason) for item, score, reason in excluded),
+            total_candidates=len(self._candidates),
+            total_tokens_considered=sum(item.tokens for item in self._candidates),
+            count_requirement_shortfalls=tuple(self._shortfalls),
+        )
+
+    def __repr__(self) -> str:
+        return f"DiagnosticTraceCollector(detail_level={self.detail_level!r}, events={len(self.events)})"

@@ -1,0 +1,59 @@
+"""Exceptions raised by cupel.
+
+Every error the library raises on purpose is a :class:`CupelError`. Validation errors also derive from
+``ValueError`` (or ``TypeError`` for a value of the wrong type) so that code written against Python
+conventions catches them too.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BudgetOverflowError",
+    "CupelError",
+    "CupelTypeError",
+    "InvalidConfigurationError",
+    "PinnedItemsExceedBudgetError",
+]
+
+
+class CupelError(Exception):
+    """Base class of every error cupel raises deliberately."""
+
+
+class InvalidConfigurationError(CupelError, ValueError):
+    """A value given to a cupel constructor or function is out of its allowed range.
+
+    The message names the offending field and value.
+    """
+
+
+class CupelTypeError(CupelError, TypeError):
+    """A value given to a cupel constructor or function has the wrong type."""
+
+
+class PinnedItemsExceedBudgetError(CupelError):
+    """Pinned items need more tokens than ``max_tokens - output_reserve`` (spec: Stage 1: Classify)."""
+
+    def __init__(self, pinned_tokens: int, available_tokens: int) -> None:
+        self.pinned_tokens = pinned_tokens
+        self.available_tokens = available_tokens
+        super().__init__(
+            f"Pinned items require {pinned_tokens} tokens, but only {available_tokens} are available"
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (type(self), (self.pinned_tokens, self.available_tokens))
+
+
+class BudgetOverflowError(CupelError):
+    """Selected items exceed ``target_tokens`` under ``OverflowStrategy.THROW`` (spec: Stage 6: Place)."""
+
+    def __init__(self, merged_tokens: int, target_tokens: int) -> None:
+        self.merged_tokens = merged_tokens
+        self.target_tokens = target_tokens
+        super().__init__(
+            f"Selected items require {merged_tokens} tokens, exceeding target budget of {target_tokens}"
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (type(self), (self.merged_tokens, self.target_tokens))

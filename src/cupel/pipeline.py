@@ -1,0 +1,374 @@
+"""The six-stage pipeline: Classify, Score, Deduplicate, Sort, Slice, Place (spec: Pipeline).
+
+``Pipeline.run`` is the fast path. ``run_traced`` feeds a trace collector; ``dry_run`` returns a
+:class:`~cupel.diagnostics.report.SelectionReport` explaining every inclusion and exclusion.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cupel.diagnostics.reasons import (
+    BudgetExceeded,
+    Deduplicated,
+    ExclusionReason,
+    InclusionReason,
+    NegativeTokens,
+    PinnedOverride,
+)
+from cupel.diagnostics.report import SelectionReport
+from cupel.diagnostics.trace import (
+    DiagnosticTraceCollector,
+    OverflowEvent,
+    PipelineStage,
+    TraceCollector,
+    TraceDetailLevel,
+    TraceEvent,
+)
+from cupel.errors import (
+    BudgetOverflowError,
+    CupelError,
+    CupelTypeError,
+    PinnedItemsExceedBudgetError,
+)
+from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
+from cupel.protocols import Placer, Scorer, Slicer
+from cupel.scorers._base import score_items
+
+__all__ = ["Pipeline", "compute_effective_budget"]
+
+PINNED_SCORE = 1.0
+
+
+def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> ContextBudget:
+    """The budget the slicer sees (spec: Stage 5, COMPUTE-EFFECTIVE-BUDGET), exactly as written."""
+    reserved = sum(budget.reserved_slots.values())
+    effective_max = max(0, budget.max_tokens - budget.output_reserve - pinned_tokens - reserved)
+    effective_target = max(0, budget.target_tokens - pinned_tokens - reserved)
+    effective_target = min(effective_target, effective_max)
+    margin = budget.estimation_safety_margin_percent
+    if margin > 0:
+        multiplier = 1.0 - margin / 100.0
+        effective_max = math.floor(effective_max * multiplier)
+        effective_target = math.floor(effective_target * multiplier)
+        effective_target = min(effective_target, effective_max)
+    return ContextBudget(effective_max, effective_target)
+
+
+def _check_component(role: str, value: object, method: str) -> None:
+    if not callable(getattr(value, method, None)):
+        raise CupelTypeError(f"Pipeline.{role} must have a {method}() method, got {value!r}")
+
+
+class _Tracer:
+    """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
+
+    __slots__ = ("collector", "item_events", "observer", "stage_started_ns", "stage_wall_ns")
+
+    def __init__(self, collector: TraceCollector) -> None:
+        self.collector = collector
+        self.item_events = getattr(collector, "detail_level", TraceDetailLevel.ITEM) >= (
+            TraceDetailLevel.ITEM
+        )
+        self.observer: Any = collector if hasattr(collector, "on_excluded") else None
+        self.stage_started_ns = 0
+        self.stage_wall_ns = 0
+
+    def start(self) -> None:
+        self.stage_wall_ns = time.time_ns()
+        self.stage_started_ns = time.perf_counter_ns()
+
+    def finish(self, stage: PipelineStage, items_in: int, items_out: int) -> None:
+        elapsed_ns = time.perf_counter_ns() - self.stage_started_ns
+        self.collector.record_stage_event(TraceEvent(stage, elapsed_ns / 1e6, items_out))
+        if self.observer is not None:
+            self.observer.on_stage_complete(
+                stage, self.stage_wall_ns, self.stage_wall_ns + elapsed_ns, items_in, items_out
+            )
+        self.start()
+
+    def excluded(
+        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
+    ) -> None:
+        if self.item_events:
+            self.collector.record_item_event(TraceEvent(stage, 0.0, 1, reason.describe()))
+        if self.observer is not None:
+            self.observer.on_excluded(stage, item, score, reason)
+
+    def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
+        if self.item_events:
+            self.collector.record_item_event(
+                TraceEvent(PipelineStage.PLACE, 0.0, 1, f"{reason.value}: score={score:.6g}")
+            )
+        if self.observer is not None:
+            self.observer.on_included(item, score, reason)
+
+
+class Pipeline:
+    """A configured context-selection pipeline (spec: Pipeline).
+
+    ``Pipeline(scorer=RecencyScorer(), slicer=GreedySlice(), placer=ChronologicalPlacer())``.
+    Pipelines hold no per-run state: one instance can serve many runs, concurrently too.
+    ``on_overflow`` receives the :class:`~cupel.diagnostics.trace.OverflowEvent` under
+    ``OverflowStrategy.PROCEED``.
+    """
+
+    __slots__ = ("deduplication", "on_overflow", "overflow_strategy", "placer", "scorer", "slicer")
+
+    def __init__(
+        self,
+        scorer: Scorer,
+        slicer: Slicer,
+        placer: Placer,
+        *,
+        deduplication: bool = True,
+        overflow_strategy: OverflowStrategy = OverflowStrategy.THROW,
+        on_overflow: Callable[[OverflowEvent], None] | None = None,
+    ) -> None:
+        _check_component("scorer", scorer, "score")
+        _check_component("slicer", slicer, "slice")
+        _check_component("placer", placer, "place")
+        if not isinstance(deduplication, bool):
+            raise CupelTypeError(f"Pipeline.deduplication must be a bool, got {deduplication!r}")
+        try:
+            strategy = OverflowStrategy(overflow_strategy)
+        except ValueError:
+            raise CupelTypeError(
+                "Pipeline.overflow_strategy must be an OverflowStrategy "
+                f"({', '.join(s.value for s in OverflowStrategy)}), got {overflow_strategy!r}"
+            ) from None
+        if on_overflow is not None and not callable(on_overflow):
+            raise CupelTypeError(f"Pipeline.on_overflow must be callable, got {on_overflow!r}")
+        self.scorer = scorer
+        self.slicer = slicer
+        self.placer = placer
+        self.deduplication = deduplication
+        self.overflow_strategy = strategy
+        self.on_overflow = on_overflow
+
+    def __repr__(self) -> str:
+        return (
+            f"Pipeline(scorer={self.scorer!r}, slicer={self.slicer!r}, placer={self.placer!r}, "
+            f"deduplication={self.deduplication!r}, overflow_strategy={self.overflow_strategy!r})"
+        )
+
+    def run(self, items: Sequence[ContextItem], budget: ContextBudget) -> list[ContextItem]:
+        """Select and order items for the window. Inputs are never mutated."""
+        return self._execute(items, budget, None)
+
+    def run_traced(
+        self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
+    ) -> list[ContextItem]:
+        """Like :meth:`run`, reporting stage and item events to ``collector``."""
+        tracer = _Tracer(collector) if collector.is_enabled else None
+        return self._execute(items, budget, tracer)
+
+    def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
+        """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
+        collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
+        self._execute(items, budget, _Tracer(collector))
+        return collector.build_report()
+
+    def _execute(
+        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: _Tracer | None
+    ) -> list[ContextItem]:
+        if not isinstance(budget, ContextBudget):
+            raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            items = _as_item_list(items)
+        for index, item in enumerate(items):
+            if not isinstance(item, ContextItem):
+                raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")
+        if tracer is not None:
+            if tracer.observer is not None:
+                tracer.observer.on_run_start(items, budget)
+            tracer.start()
+
+        # Stage 1: Classify. The negative-token check comes before the pinned check.
+        pinned: list[ContextItem] = []
+        scoreable: list[ContextItem] = []
+        pinned_tokens = 0
+        for item in items:
+            if item.tokens < 0:
+                if tracer is not None:
+                    tracer.excluded(PipelineStage.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
+            elif item.pinned:
+                pinned.append(item)
+                pinned_tokens += item.tokens
+            else:
+                scoreable.append(item)
+        available_for_pinned = budget.max_tokens - budget.output_reserve
+        if pinned_tokens > available_for_pinned:
+            raise PinnedItemsExceedBudgetError(pinned_tokens, available_for_pinned)
+        if tracer is not None:
+            tracer.finish(PipelineStage.CLASSIFY, len(items), len(pinned) + len(scoreable))
+
+        # Stage 2: Score, the whole list at once.
+        scores = score_items(self.scorer, scoreable) if scoreable else []
+        if tracer is not None:
+            tracer.finish(PipelineStage.SCORE, len(scoreable), len(scoreable))
+
+        # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
+        if self.deduplication and scoreable:
+            best: dict[str, int] = {}
+            for index, item in enumerate(scoreable):
+                kept = best.get(item.content)
+                if kept is None or scores[index] > scores[kept]:
+                    best[item.content] = index
+            survivors = [index for index, item in enumerate(scoreable) if best[item.content] == index]
+            if tracer is not None and len(survivors) < len(scoreable):
+                for index, item in enumerate(scoreable):
+                    kept = best[item.content]
+                    if kept != index:
+                        reason = Deduplicated(scoreable[kept].content)
+                        tracer.excluded(PipelineStage.DEDUPLICATE, item, scores[index], reason)
+        else:
+            survivors = list(range(len(scoreable)))
+        if tracer is not None:
+            tracer.finish(PipelineStage.DEDUPLICATE, len(scoreable), len(survivors))
+
+        # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
+        order = sorted(survivors, key=scores.__getitem__, reverse=True)
+        sorted_scored = [ScoredItem(scoreable[index], scores[index]) for index in order]
+
+        # Stage 5: Slice against the effective budget.
+        effective = compute_effective_budget(budget, pinned_tokens)
+        slice_exclusions: dict[int, ExclusionReason] = {}
+        detailed = getattr(self.slicer, "slice_detailed", None) if tracer is not None else None
+        if detailed is not None:
+            outcome = detailed(sorted_scored, effective)
+            sliced = list(outcome.selected)
+            for item, reason in outcome.exclusions:
+                slice_exclusions.setdefault(id(item), reason)
+            if outcome.shortfalls and tracer is not None and tracer.observer is not None:
+                tracer.observer.on_shortfalls(outcome.shortfalls)
+        else:
+            sliced = self.slicer.slice(sorted_scored, effective)
+        score_by_id = {id(entry.item): entry.score for entry in sorted_scored}
+        sliced_scored: list[ScoredItem] = []
+        for item in sliced:
+            score = score_by_id.get(id(item))
+            if score is None:
+                raise CupelError(
+                    f"{type(self.slicer).__name__} returned an item that was not in its input: {item!r}"
+                )
+            sliced_scored.append(ScoredItem(item, score))
+        if tracer is not None:
+            self._trace_slice_exclusions(
+                tracer, sorted_scored, sliced, slice_exclusions, budget, effective, pinned
+            )
+            tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced_scored))
+
+        # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
+        merged = [ScoredItem(item, PINNED_SCORE) for item in pinned]
+        merged.extend(sliced_scored)
+        merged_tokens = pinned_tokens + sum(entry.item.tokens for entry in sliced_scored)
+        if merged_tokens > budget.target_tokens:
+            merged = self._handle_overflow(merged, merged_tokens, budget, pinned, tracer)
+        placed = self.placer.place(merged)
+        if len(placed) != len(merged):
+            raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(merged)}")
+        if tracer is not None:
+            self._trace_inclusions(tracer, placed, merged)
+            tracer.finish(PipelineStage.PLACE, len(merged), len(placed))
+        return placed
+
+    def _handle_overflow(
+        self,
+        merged: list[ScoredItem],
+        merged_tokens: int,
+        budget: ContextBudget,
+        pinned: list[ContextItem],
+        tracer: _Tracer | None,
+    ) -> list[ScoredItem]:
+        target = budget.target_tokens
+        strategy = self.overflow_strategy
+        if strategy is OverflowStrategy.THROW:
+            raise BudgetOverflowError(merged_tokens, target)
+        if strategy is OverflowStrategy.PROCEED:
+            event = OverflowEvent(merged_tokens - target, tuple(entry.item for entry in merged), budget)
+            if self.on_overflow is not None:
+                self.on_overflow(event)
+            if tracer is not None and tracer.observer is not None:
+                tracer.observer.on_overflow(event)
+            return merged
+        kept: list[ScoredItem] = []
+        current = 0
+        pinned_tokens = sum(item.tokens for item in pinned)
+        for entry in merged:
+            tokens = entry.item.tokens
+            if entry.item.pinned or current + tokens <= target:
+                kept.append(entry)
+                current += tokens
+            elif tracer is not None:
+                available = target - current
+                reason: ExclusionReason
+                if pinned and tokens <= available + pinned_tokens:
+                    reason = PinnedOverride(_displacing_pinned(pinned).content)
+                else:
+                    reason = BudgetExceeded(tokens, available)
+                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
+        return kept
+
+    @staticmethod
+    def _trace_slice_exclusions(
+        tracer: _Tracer,
+        sorted_scored: list[ScoredItem],
+        sliced: list[ContextItem],
+        slice_exclusions: dict[int, ExclusionReason],
+        budget: ContextBudget,
+        effective: ContextBudget,
+        pinned: list[ContextItem],
+    ) -> None:
+        selected_ids = {id(item) for item in sliced}
+        if len(selected_ids) == len(sorted_scored):
+            return
+        leftover = effective.target_tokens - sum(item.tokens for item in sliced)
+        # How much of the slicer's target the pinned items took: an item that would have fitted
+        # without them was displaced by them rather than by the budget itself.
+        pinned_share = 0
+        if pinned:
+            pinned_share = compute_effective_budget(budget, 0).target_tokens - effective.target_tokens
+        for entry in sorted_scored:
+            item = entry.item
+            if id(item) in selected_ids:
+                continue
+            reason = slice_exclusions.get(id(item)) or BudgetExceeded(item.tokens, leftover)
+            if (
+                isinstance(reason, BudgetExceeded)
+                and pinned_share > 0
+                and reason.item_tokens <= reason.available_tokens + pinned_share
+            ):
+                reason = PinnedOverride(_displacing_pinned(pinned).content)
+            tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
+
+    @staticmethod
+    def _trace_inclusions(tracer: _Tracer, placed: list[ContextItem], merged: list[ScoredItem]) -> None:
+        score_by_id = {id(entry.item): entry.score for entry in merged}
+        for item in placed:
+            score = score_by_id[id(item)]
+            if item.pinned:
+                reason = InclusionReason.PINNED
+            elif item.tokens == 0:
+                reason = InclusionReason.ZERO_TOKEN
+            else:
+                reason = InclusionReason.SCORED
+            tracer.included(item, score, reason)
+
+
+def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
+    """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
+    return max(pinned, key=lambda item: item.tokens)
+
+
+def _as_item_list(items: object) -> list[ContextItem]:
+    if isinstance(items, str | bytes):
+        raise CupelTypeError("items must be a sequence of ContextItem, not a string")
+    try:
+        result: list[ContextItem] = list(items)  # type: ignore[call-overload]
+    except TypeError:
+        raise CupelTypeError(f"items must be a sequence of ContextItem, got {type(items).__name__}") from None
+    return result

@@ -1,0 +1,96 @@
+"""Shared plumbing for scorers: a small base class and the whole-list dispatch the pipeline uses."""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.model import ContextItem
+from cupel.protocols import Scorer
+
+
+class ScorerBase(ABC):
+    """Base class of the built-in scorers. ``score_all`` defaults to one ``score`` call per item."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:
+        """Return the item's score against ``all_items`` (which contains ``item``)."""
+
+    def score_all(self, items: Sequence[ContextItem]) -> list[float]:
+        """Return ``[score(item, items) for item in items]``, possibly faster."""
+        return [self.score(item, items) for item in items]
+
+
+def score_items(scorer: Scorer, items: Sequence[ContextItem]) -> list[float]:
+    """Score every item of ``items`` against the whole list, preferring the scorer's ``score_all``."""
+    batch = getattr(scorer, "score_all", None)
+    if batch is None:
+        return [float(scorer.score(item, items)) for item in items]
+    scores = batch(items)
+    if len(scores) != len(items):
+        raise CupelError(
+            f"{type(scorer).__name__}.score_all returned {len(scores)} scores for {len(items)} items"
+        )
+    return scores if isinstance(scores, list) else list(scores)
+
+
+def check_weight(owner: str, name: str, value: object, *, allow_zero: bool) -> float:
+    """Validate a configured weight: a finite real number, positive (or non-negative)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{owner}: {name} must be a number, got {value!r}")
+    weight = float(value)
+    if math.isnan(weight) or math.isinf(weight):
+        raise InvalidConfigurationError(f"{owner}: {name} must be finite, got {value!r}")
+    if weight < 0.0 or (weight == 0.0 and not allow_zero):
+        bound = "non-negative" if allow_zero else "positive"
+        raise InvalidConfigurationError(f"{owner}: {name} must be {bound}, got {value!r}")
+    return weight
+
+
+def check_unit_interval(owner: str, name: str, value: object) -> float:
+    """Validate a configured score in [0.0, 1.0]."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{owner}: {name} must be a number, got {value!r}")
+    number = float(value)
+    if not 0.0 <= number <= 1.0:
+        raise InvalidConfigurationError(f"{owner}: {name} must be in [0.0, 1.0], got {value!r}")
+    return number
+
+
+def rank_scores(keys: Sequence[int | None]) -> list[float]:
+    """Rank-based scores shared by RecencyScorer and PriorityScorer, in O(N log N).
+
+    An item's rank is the number of keyed items with a strictly smaller key; the score is
+    ``rank / (keyed - 1)``, 1.0 for a lone keyed item and 0.0 for an item without a key.
+    """
+    present = sorted(key for key in keys if key is not None)
+    count = len(present)
+    if count <= 1:
+        return [0.0 if key is None else 1.0 for key in keys]
+    first_rank: dict[int, int] = {}
+    for rank, key in enumerate(present):
+        if key not in first_rank:
+            first_rank[key] = rank
+    denominator = count - 1
+    return [0.0 if key is None else first_rank[key] / denominator for key in keys]
+
+
+def rank_score(key: int | None, keys: Sequence[int | None]) -> float:
+    """The per-item form of :func:`rank_scores`, exactly as the spec's pseudocode computes it."""
+    if key is None:
+        return 0.0
+    count = 0
+    rank = 0
+    for other in keys:
+        if other is None:
+            continue
+        count += 1
+        if other < key:
+            rank += 1
+    if count <= 1:
+        return 1.0
+    return rank / (count - 1)

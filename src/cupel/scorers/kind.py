@@ -1,0 +1,71 @@
+"""KindScorer (spec: Scorers, KindScorer)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.model import ContextItem, ContextKind, ascii_fold
+from cupel.scorers._base import ScorerBase, check_weight
+
+DEFAULT_KIND_WEIGHTS: Mapping[ContextKind, float] = MappingProxyType(
+    {
+        ContextKind.SYSTEM_PROMPT: 1.0,
+        ContextKind.MEMORY: 0.8,
+        ContextKind.TOOL_OUTPUT: 0.6,
+        ContextKind.DOCUMENT: 0.4,
+        ContextKind.MESSAGE: 0.2,
+    }
+)
+
+
+class KindScorer(ScorerBase):
+    """Look the item's kind up in a weight map (case-insensitive); unknown kinds score 0.0.
+
+    Without ``weights`` the spec's defaults apply: SystemPrompt 1.0, Memory 0.8, ToolOutput 0.6,
+    Document 0.4, Message 0.2. Custom weights must be finite and non-negative; they may exceed 1.0.
+    """
+
+    __slots__ = ("_by_folded_kind", "weights")
+
+    weights: Mapping[ContextKind, float]
+
+    def __init__(self, weights: Mapping[str, float] | None = None) -> None:
+        if weights is None:
+            checked = dict(DEFAULT_KIND_WEIGHTS)
+        else:
+            if not isinstance(weights, Mapping):
+                raise CupelTypeError(
+                    f"KindScorer: weights must be a mapping of kind to weight, got {weights!r}"
+                )
+            checked = {}
+            for raw_kind, raw_weight in weights.items():
+                kind = ContextKind(raw_kind)
+                if kind in checked:
+                    raise InvalidConfigurationError(
+                        f"KindScorer: kind {str(kind)!r} appears twice (kinds are case-insensitive)"
+                    )
+                checked[kind] = check_weight(
+                    "KindScorer", f"weight for kind {str(kind)!r}", raw_weight, allow_zero=True
+                )
+        self.weights = MappingProxyType(checked)
+        self._by_folded_kind = {kind.folded: weight for kind, weight in checked.items()}
+
+    def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:
+        return self._by_folded_kind.get(ascii_fold(item.kind), 0.0)
+
+    def score_all(self, items: Sequence[ContextItem]) -> list[float]:
+        lookup = self._by_folded_kind.get
+        return [lookup(ascii_fold(item.kind), 0.0) for item in items]
+
+    def __repr__(self) -> str:
+        if self.weights == DEFAULT_KIND_WEIGHTS:
+            return "KindScorer()"
+        return f"KindScorer({ {str(k): w for k, w in self.weights.items()}!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KindScorer) and self._by_folded_kind == other._by_folded_kind
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._by_folded_kind.items()))

@@ -1,0 +1,32 @@
+"""RecencyScorer (spec: Scorers, RecencyScorer)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cupel.model import ContextItem
+from cupel.scorers._base import ScorerBase, rank_score, rank_scores
+
+
+class RecencyScorer(ScorerBase):
+    """Rank by timestamp among timestamped items: newest 1.0, oldest 0.0, none 0.0.
+
+    Relative scorer; ``score_all`` sorts once instead of comparing every pair.
+    """
+
+    __slots__ = ()
+
+    def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:
+        return rank_score(item._timestamp_us, [other._timestamp_us for other in all_items])
+
+    def score_all(self, items: Sequence[ContextItem]) -> list[float]:
+        return rank_scores([item._timestamp_us for item in items])
+
+    def __repr__(self) -> str:
+        return "RecencyScorer()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is RecencyScorer
+
+    def __hash__(self) -> int:
+        return hash(RecencyScorer)

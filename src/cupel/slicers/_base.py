@@ -1,0 +1,64 @@
+"""What slicers share: the detailed-outcome hook the pipeline's diagnostics read, and slicer traits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from cupel.diagnostics.reasons import ExclusionReason
+from cupel.model import ContextBudget, ContextItem, ContextKind, ScoredItem
+from cupel.protocols import Slicer
+
+__all__ = [
+    "CountRequirementShortfall",
+    "DetailedSlicer",
+    "SliceOutcome",
+    "is_count_quota_slicer",
+    "is_quota_slicer",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CountRequirementShortfall:
+    """A kind whose candidates could not meet its ``require_count`` (spec: Scarcity Reporting)."""
+
+    kind: ContextKind
+    required_count: int
+    satisfied_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SliceOutcome:
+    """A slicer's selection plus what it knows about the items it left out.
+
+    ``exclusions`` pairs items with the reason the slicer itself decided (for example the tokens left
+    at the moment GreedySlice skipped an item, or a count cap). Items of the input that are neither
+    selected nor listed get a BudgetExceeded reason from the pipeline.
+    """
+
+    selected: tuple[ContextItem, ...]
+    exclusions: tuple[tuple[ContextItem, ExclusionReason], ...] = ()
+    shortfalls: tuple[CountRequirementShortfall, ...] = ()
+
+
+@runtime_checkable
+class DetailedSlicer(Slicer, Protocol):
+    """A slicer that can explain its decisions. ``slice_detailed(...).selected`` equals ``slice(...)``."""
+
+    def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
+        """Select like :meth:`slice` and report exclusions and shortfalls."""
+        ...
+
+
+def is_quota_slicer(slicer: object) -> bool:
+    """Whether the slicer distributes a percentage budget across kinds (QuotaSlice-like).
+
+    Such slicers are not monotonic in the budget; budget simulation guards against them.
+    """
+    return bool(getattr(slicer, "is_quota", False))
+
+
+def is_count_quota_slicer(slicer: object) -> bool:
+    """Whether the slicer enforces per-kind item counts (CountQuotaSlice-like)."""
+    return bool(getattr(slicer, "is_count_quota", False))

@@ -1,0 +1,78 @@
+"""GreedySlice (spec: Slicers, GreedySlice)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
+from cupel.model import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers._base import SliceOutcome
+
+_MAX_FLOAT = sys.float_info.max
+
+
+def _density_order(scored: Sequence[ScoredItem]) -> list[int]:
+    """Indices by value density descending, ties by index ascending; zero-token items first."""
+    densities = [
+        _MAX_FLOAT if entry.item.tokens == 0 else entry.score / entry.item.tokens for entry in scored
+    ]
+    # sorted() with reverse=True is stable, so equal densities keep ascending index order.
+    return sorted(range(len(densities)), key=densities.__getitem__, reverse=True)
+
+
+class GreedySlice:
+    """Fill the budget by value density (score per token) in one pass, skipping what does not fit.
+
+    Zero-token items come first (by index only) and are always selected. Deterministic: equal
+    densities keep their input order, which budget simulation relies on.
+    """
+
+    __slots__ = ()
+
+    def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
+        if not scored or budget.target_tokens <= 0:
+            return []
+        remaining = budget.target_tokens
+        selected: list[ContextItem] = []
+        for index in _density_order(scored):
+            item = scored[index].item
+            tokens = item.tokens
+            if tokens == 0:
+                selected.append(item)
+            elif tokens <= remaining:
+                selected.append(item)
+                remaining -= tokens
+        return selected
+
+    def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
+        if not scored:
+            return SliceOutcome(())
+        remaining = budget.target_tokens
+        selected: list[ContextItem] = []
+        exclusions: list[tuple[ContextItem, ExclusionReason]] = []
+        if remaining <= 0:
+            exclusions = [
+                (entry.item, BudgetExceeded(entry.item.tokens, max(remaining, 0))) for entry in scored
+            ]
+            return SliceOutcome((), tuple(exclusions))
+        for index in _density_order(scored):
+            item = scored[index].item
+            tokens = item.tokens
+            if tokens == 0:
+                selected.append(item)
+            elif tokens <= remaining:
+                selected.append(item)
+                remaining -= tokens
+            else:
+                exclusions.append((item, BudgetExceeded(tokens, remaining)))
+        return SliceOutcome(tuple(selected), tuple(exclusions))
+
+    def __repr__(self) -> str:
+        return "GreedySlice()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GreedySlice
+
+    def __hash__(self) -> int:
+        return hash(GreedySlice)
