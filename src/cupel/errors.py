@@ -12,7 +12,10 @@ __all__ = [
     "CupelError",
     "CupelTypeError",
     "InvalidConfigurationError",
+    "MonotonicityError",
     "PinnedItemsExceedBudgetError",
+    "ScarcityError",
+    "TableTooLargeError",
 ]
 
 
@@ -57,3 +60,15 @@ class BudgetOverflowError(CupelError):
 
     def __reduce__(self) -> tuple[type, tuple[int, int]]:
         return (type(self), (self.merged_tokens, self.target_tokens))
+
+
+class TableTooLargeError(CupelError):
+    """A KnapsackSlice DP table would exceed its cell limit (spec: KnapsackSlice OOM guard)."""
+
+
+class ScarcityError(CupelError):
+    """A count requirement cannot be met under ``ScarcityBehavior.THROW`` (spec: CountQuotaSlice)."""
+
+
+class MonotonicityError(CupelError):
+    """Budget simulation was asked of a slicer whose inclusion is not monotonic in the budget."""
