@@ -232,7 +232,8 @@ class Pipeline:
 
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = sorted(survivors, key=scores.__getitem__, reverse=True)
-        sorted_scored = [ScoredItem(scoreable[index], scores[index]) for index in order]
+        make = ScoredItem._make
+        sorted_scored = [make((scoreable[index], scores[index])) for index in order]
 
         # Stage 5: Slice against the effective budget.
         effective = compute_effective_budget(budget, pinned_tokens)
@@ -248,14 +249,12 @@ class Pipeline:
         else:
             sliced = self.slicer.slice(sorted_scored, effective)
         score_by_id = {id(entry.item): entry.score for entry in sorted_scored}
-        sliced_scored: list[ScoredItem] = []
-        for item in sliced:
-            score = score_by_id.get(id(item))
-            if score is None:
-                raise CupelError(
-                    f"{type(self.slicer).__name__} returned an item that was not in its input: {item!r}"
-                )
-            sliced_scored.append(ScoredItem(item, score))
+        try:
+            sliced_scored = [make((item, score_by_id[id(item)])) for item in sliced]
+        except KeyError:
+            raise CupelError(
+                f"{type(self.slicer).__name__} returned an item that was not in its input"
+            ) from None
         if tracer is not None:
             self._trace_slice_exclusions(
                 tracer, sorted_scored, sliced, slice_exclusions, budget, effective, pinned
@@ -263,7 +262,7 @@ class Pipeline:
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced_scored))
 
         # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
-        merged = [ScoredItem(item, PINNED_SCORE) for item in pinned]
+        merged = [make((item, PINNED_SCORE)) for item in pinned]
         merged.extend(sliced_scored)
         merged_tokens = pinned_tokens + sum(entry.item.tokens for entry in sliced_scored)
         if merged_tokens > budget.target_tokens:

@@ -53,6 +53,8 @@ def build_budget(table: Mapping[str, Any]) -> ContextBudget:
         table.get("max_tokens", target),
         target,
         output_reserve=table.get("output_reserve", 0),
+        reserved_slots=table.get("reserved_slots"),
+        estimation_safety_margin_percent=table.get("estimation_safety_margin_percent", 0.0),
     )
 
 

@@ -187,6 +187,15 @@ def _run_pipeline(vector: Mapping[str, Any]) -> None:
     )
     items = [build_item(table) for table in vector.get("items", [])]
     budget = build_budget(vector["budget"])
+    error = vector.get("expected", {}).get("error_contains")
+    if error is not None:
+        try:
+            pipeline.run(items, budget)
+        except CupelError as raised:
+            if error not in str(raised):
+                raise VectorFailure(f"expected an error containing {error!r}, got {raised}") from None
+            return
+        raise VectorFailure(f"expected an error containing {error!r}, but the run succeeded")
     output = [item.content for item in pipeline.run(items, budget)]
     wanted = [entry["content"] for entry in vector.get("expected_output", [])]
     if output != wanted:

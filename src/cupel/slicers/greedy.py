@@ -12,10 +12,10 @@ from cupel.slicers._base import SliceOutcome
 _MAX_FLOAT = sys.float_info.max
 
 
-def _density_order(scored: Sequence[ScoredItem]) -> list[int]:
+def _density_order(scored: Sequence[ScoredItem], tokens: list[int]) -> list[int]:
     """Indices by value density descending, ties by index ascending; zero-token items first."""
     densities = [
-        _MAX_FLOAT if entry.item.tokens == 0 else entry.score / entry.item.tokens for entry in scored
+        _MAX_FLOAT if count == 0 else entry.score / count for entry, count in zip(scored, tokens, strict=True)
     ]
     # sorted() with reverse=True is stable, so equal densities keep ascending index order.
     return sorted(range(len(densities)), key=densities.__getitem__, reverse=True)
@@ -34,16 +34,14 @@ class GreedySlice:
         if not scored or budget.target_tokens <= 0:
             return []
         remaining = budget.target_tokens
-        selected: list[ContextItem] = []
-        for index in _density_order(scored):
-            item = scored[index].item
-            tokens = item.tokens
-            if tokens == 0:
-                selected.append(item)
-            elif tokens <= remaining:
-                selected.append(item)
-                remaining -= tokens
-        return selected
+        tokens = [entry.item.tokens for entry in scored]
+        chosen: list[int] = []
+        for index in _density_order(scored, tokens):
+            count = tokens[index]
+            if count <= remaining:
+                chosen.append(index)
+                remaining -= count
+        return [scored[index].item for index in chosen]
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
         if not scored:
@@ -56,7 +54,7 @@ class GreedySlice:
                 (entry.item, BudgetExceeded(entry.item.tokens, max(remaining, 0))) for entry in scored
             ]
             return SliceOutcome((), tuple(exclusions))
-        for index in _density_order(scored):
+        for index in _density_order(scored, [entry.item.tokens for entry in scored]):
             item = scored[index].item
             tokens = item.tokens
             if tokens == 0:

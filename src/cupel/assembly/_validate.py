@@ -1,0 +1,66 @@
+"""Shared constructor checks for the assembly types; every message names the owner, field and value."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MICROSECOND = timedelta(microseconds=1)
+
+
+def require_str(
+    owner: str, name: str, value: object, *, non_empty: bool = True, single_line: bool = False
+) -> str:
+    if not isinstance(value, str):
+        raise CupelTypeError(f"{owner}.{name} must be a str, got {type(value).__name__} {value!r}")
+    if non_empty and not value:
+        raise InvalidConfigurationError(f"{owner}.{name} must be a non-empty string, got ''")
+    # A line break would split the one-line `[DOC: ...]` marker and make the output ambiguous.
+    if single_line and ("\n" in value or "\r" in value):
+        raise InvalidConfigurationError(f"{owner}.{name} must not contain a line break, got {value!r}")
+    return value
+
+
+def require_int(owner: str, name: str, value: object, *, minimum: int = 0) -> int:
+    # bool is an int subclass; True as a token count is always a mistake.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CupelTypeError(f"{owner}.{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise InvalidConfigurationError(f"{owner}.{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def require_bool(owner: str, name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise CupelTypeError(f"{owner}.{name} must be a bool, got {type(value).__name__} {value!r}")
+    return value
+
+
+def require_float(owner: str, name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{owner}.{name} must be a float, got {type(value).__name__} {value!r}")
+    result = float(value)
+    # NaN has no place in a total order, and infinities make score arithmetic (fusion, boosts) meaningless.
+    if not math.isfinite(result):
+        raise InvalidConfigurationError(f"{owner}.{name} must be a finite number, got {result!r}")
+    # Fold -0.0 into 0.0 so that equal scores also print identically.
+    return result + 0.0
+
+
+def require_aware_datetime(owner: str, name: str, value: object) -> datetime:
+    if not isinstance(value, datetime):
+        raise CupelTypeError(f"{owner}.{name} must be a datetime, got {type(value).__name__} {value!r}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidConfigurationError(
+            f"{owner}.{name} must be timezone-aware (a naive datetime names no instant), "
+            f"got {value.isoformat()}"
+        )
+    return value
+
+
+def epoch_microseconds(value: datetime) -> int:
+    """An exact integer ordering key for an aware datetime."""
+    return (value - _EPOCH) // _ONE_MICROSECOND

@@ -1,0 +1,130 @@
+"""The TokenCounter protocol, a base class for counters, and counter resolution."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+
+__all__ = [
+    "CounterLike",
+    "FunctionCounter",
+    "TokenCounter",
+    "TokenCounterBase",
+    "count_texts",
+    "resolve_counter",
+]
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Counts the tokens of text: ``count(text)`` for one, ``count_many(texts)`` for a batch.
+
+    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints.
+    """
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens in ``text``."""
+        ...
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Return one count per text, in input order."""
+        ...
+
+
+CounterLike: TypeAlias = "TokenCounter | Callable[[str], int]"
+"""What the ``counter`` arguments accept: a :class:`TokenCounter` or a plain ``str -> int`` function."""
+
+
+class TokenCounterBase(ABC):
+    """Base class of the built-in counters: ``count_many`` defaults to one ``count`` per text."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def count(self, text: str) -> int:
+        """Return the number of tokens in ``text``."""
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Return ``[count(text) for text in texts]``, possibly faster."""
+        return [self.count(text) for text in _check_texts(type(self).__name__, texts)]
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionCounter(TokenCounterBase):
+    """Adapts a plain ``str -> int`` function (``len``, a lambda) to :class:`TokenCounter`."""
+
+    function: Callable[[str], int]
+
+    def __post_init__(self) -> None:
+        if not callable(self.function):
+            raise CupelTypeError(f"FunctionCounter.function must be callable, got {self.function!r}")
+
+    def count(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise CupelTypeError(f"FunctionCounter.count needs a str, got {type(text).__name__}")
+        return self.function(text)
+
+
+@dataclass(frozen=True, slots=True)
+class _CountOnly(TokenCounterBase):
+    """Gives an object that has ``count`` but no ``count_many`` the batch form."""
+
+    inner: Any
+
+    def count(self, text: str) -> int:
+        result: int = self.inner.count(text)
+        return result
+
+
+def resolve_counter(counter: CounterLike | None) -> TokenCounter:
+    """Turn a ``counter`` argument into a :class:`TokenCounter`; ``None`` is ``HeuristicCounter()``."""
+    if counter is None:
+        from cupel.tokens.heuristic import HeuristicCounter
+
+        return HeuristicCounter()
+    has_count = callable(getattr(counter, "count", None))
+    if has_count and callable(getattr(counter, "count_many", None)):
+        return counter  # type: ignore[return-value]
+    if has_count:
+        return _CountOnly(counter)
+    if callable(counter):
+        return FunctionCounter(counter)
+    raise CupelTypeError(
+        "counter must be a TokenCounter (with count() and count_many()) or a str -> int function, "
+        f"got {counter!r}"
+    )
+
+
+def count_texts(counter: TokenCounter, texts: Sequence[str]) -> list[int]:
+    """``counter.count_many(texts)``, checked: one non-negative int per text."""
+    if not texts:
+        return []
+    counts = counter.count_many(texts)
+    name = type(counter).__name__
+    if len(counts) != len(texts):
+        raise CupelError(f"{name}.count_many returned {len(counts)} counts for {len(texts)} texts")
+    result: list[int] = []
+    for index, value in enumerate(counts):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CupelTypeError(f"{name} returned {value!r} for text #{index}; token counts must be ints")
+        if value < 0:
+            raise InvalidConfigurationError(
+                f"{name} returned {value} for text #{index}; token counts must be >= 0"
+            )
+        result.append(value)
+    return result
+
+
+def _check_texts(owner: str, texts: Sequence[str]) -> Sequence[str]:
+    if isinstance(texts, str):
+        raise CupelTypeError(f"{owner}.count_many needs a sequence of strings, not a single string")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise CupelTypeError(
+                f"{owner}.count_many: texts[{index}] must be a str, got {type(text).__name__}"
+            )
+    return texts
