@@ -74,7 +74,7 @@ class CountQuotaEntry:
         object.__setattr__(self, "cap_count", cap)
 
 
-def check_entries(owner: str, entries: Iterable[CountQuotaEntry]) -> tuple[CountQuotaEntry, ...]:
+def _check_entries(owner: str, entries: Iterable[CountQuotaEntry]) -> tuple[CountQuotaEntry, ...]:
     """The entries as a tuple; each a CountQuotaEntry, no kind twice (case-insensitively)."""
     if isinstance(entries, str | bytes | CountQuotaEntry) or not isinstance(entries, Iterable):
         raise CupelTypeError(f"{owner}.entries must be an iterable of CountQuotaEntry, got {entries!r}")
@@ -91,7 +91,7 @@ def check_entries(owner: str, entries: Iterable[CountQuotaEntry]) -> tuple[Count
     return checked
 
 
-def check_scarcity(owner: str, value: object) -> ScarcityBehavior:
+def _check_scarcity(owner: str, value: object) -> ScarcityBehavior:
     if isinstance(value, ScarcityBehavior):
         return value
     if isinstance(value, str):
@@ -104,7 +104,7 @@ def check_scarcity(owner: str, value: object) -> ScarcityBehavior:
 
 
 @dataclass(slots=True)
-class Committed:
+class _Committed:
     """Phase 1's result: the committed items, their ids and tokens, per-kind counts, shortfalls."""
 
     items: list[ContextItem]
@@ -114,9 +114,9 @@ class Committed:
     shortfalls: list[CountRequirementShortfall]
 
 
-def count_satisfy(
+def _count_satisfy(
     owner: str, scored: Sequence[ScoredItem], entries: tuple[CountQuotaEntry, ...], scarcity: ScarcityBehavior
-) -> Committed:
+) -> _Committed:
     """Phase 1: for each entry with ``require_count > 0``, in configuration order, commit its kind's
     top ``require_count`` candidates by score (ties in input order)."""
     partitions: dict[str, list[ScoredItem]] = {
@@ -127,7 +127,7 @@ def count_satisfy(
             bucket = partitions.get(candidate.item.kind.folded)
             if bucket is not None:
                 bucket.append(candidate)
-    result = Committed([], set(), 0, {}, [])
+    result = _Committed([], set(), 0, {}, [])
     for entry in entries:
         if entry.require_count <= 0:
             continue
@@ -150,16 +150,16 @@ def count_satisfy(
     return result
 
 
-def residual_pass(scored: Sequence[ScoredItem], committed: Committed, budget: ContextBudget) -> tuple[
-    list[ScoredItem], ContextBudget
-]:
+def _residual_pass(
+    scored: Sequence[ScoredItem], committed: _Committed, budget: ContextBudget
+) -> tuple[list[ScoredItem], ContextBudget]:
     """Phase 2's input: the uncommitted candidates (input order) and the reduced budget."""
     residual = [candidate for candidate in scored if id(candidate.item) not in committed.ids]
     residual_target = max(0, budget.target_tokens - committed.tokens)
     return residual, ContextBudget(budget.max_tokens, min(residual_target, budget.max_tokens))
 
 
-def enforce_caps(
+def _enforce_caps(
     candidates: Iterable[ContextItem], entries: tuple[CountQuotaEntry, ...], counts: dict[str, int]
 ) -> tuple[list[ContextItem], list[tuple[ContextItem, ExclusionReason]]]:
     """Phase 3: keep Phase 2 items while their kind is under its cap; ``counts`` starts from Phase 1."""
@@ -208,9 +208,9 @@ class CountQuotaSlice:
                 f"(got {checked_inner!r}); use GreedySlice as the inner slicer, or "
                 "CountConstrainedKnapsackSlice for count quotas with knapsack selection"
             )
-        object.__setattr__(self, "entries", check_entries("CountQuotaSlice", entries))
+        object.__setattr__(self, "entries", _check_entries("CountQuotaSlice", entries))
         object.__setattr__(self, "inner", checked_inner)
-        object.__setattr__(self, "scarcity", check_scarcity("CountQuotaSlice", scarcity))
+        object.__setattr__(self, "scarcity", _check_scarcity("CountQuotaSlice", scarcity))
 
     @property
     def is_quota(self) -> bool:
@@ -227,10 +227,10 @@ class CountQuotaSlice:
     def _run(self, scored: Sequence[ScoredItem], budget: ContextBudget, *, detailed: bool) -> SliceOutcome:
         if not scored or budget.target_tokens <= 0:
             return SliceOutcome(())
-        committed = count_satisfy("CountQuotaSlice", scored, self.entries, self.scarcity)
-        residual, residual_budget = residual_pass(scored, committed, budget)
+        committed = _count_satisfy("CountQuotaSlice", scored, self.entries, self.scarcity)
+        residual, residual_budget = _residual_pass(scored, committed, budget)
         inner = run_inner(self.inner, residual, residual_budget, detailed)
-        accepted, capped = enforce_caps(inner.selected, self.entries, committed.counts)
+        accepted, capped = _enforce_caps(inner.selected, self.entries, committed.counts)
         return SliceOutcome(
             (*committed.items, *accepted),
             (*inner.exclusions, *capped),
