@@ -295,6 +295,32 @@ class ContextItem:
         tokens = values.pop("tokens")
         return ContextItem(content, tokens, **values)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON wire form (see :mod:`cupel.wire`)."""
+        from cupel import wire
+
+        return wire.item_to_dict(self)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        from cupel import wire
+
+        return wire.dumps(wire.item_to_dict(self), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContextItem:
+        """Read the JSON wire form; errors name the offending field."""
+        from cupel import wire
+
+        return wire.item_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ContextItem:
+        import json
+
+        from cupel import wire
+
+        return wire.item_from_dict(json.loads(text))
+
 
 _ITEM_FIELDS = frozenset(f.name for f in dataclasses.fields(ContextItem) if not f.name.startswith("_"))
 
@@ -387,6 +413,32 @@ class ContextBudget:
             raise CupelTypeError(f"ContextBudget has no field(s) {sorted(unknown)}")
         values.update(changes)
         return ContextBudget(max_tokens, target_tokens, **values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON wire form (see :mod:`cupel.wire`)."""
+        from cupel import wire
+
+        return wire.budget_to_dict(self)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        from cupel import wire
+
+        return wire.dumps(wire.budget_to_dict(self), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContextBudget:
+        """Read the JSON wire form; errors name the offending field."""
+        from cupel import wire
+
+        return wire.budget_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ContextBudget:
+        import json
+
+        from cupel import wire
+
+        return wire.budget_from_dict(json.loads(text))
 
 
 class ScoredItem(NamedTuple):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -322,9 +323,10 @@ class Pipeline:
         effective: ContextBudget,
         pinned: list[ContextItem],
     ) -> None:
-        selected_ids = {id(item) for item in sliced}
-        if len(selected_ids) == len(sorted_scored):
+        if len(sliced) == len(sorted_scored):
             return
+        # A multiset: the same instance may appear (and be selected) more than once.
+        selected_ids = Counter(id(item) for item in sliced)
         leftover = effective.target_tokens - sum(item.tokens for item in sliced)
         # How much of the slicer's target the pinned items took: an item that would have fitted
         # without them was displaced by them rather than by the budget itself.
@@ -333,7 +335,8 @@ class Pipeline:
             pinned_share = compute_effective_budget(budget, 0).target_tokens - effective.target_tokens
         for entry in sorted_scored:
             item = entry.item
-            if id(item) in selected_ids:
+            if selected_ids[id(item)] > 0:
+                selected_ids[id(item)] -= 1
                 continue
             reason = slice_exclusions.get(id(item)) or BudgetExceeded(item.tokens, leftover)
             if (

@@ -50,6 +50,22 @@ class ExclusionReason:
         payload.update(self._fields())
         return payload
 
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> ExclusionReason:
+        """Read ``{"reason": ..., ...}``; unknown variants become :class:`UnknownExclusionReason`."""
+        return exclusion_reason_from_dict(data)
+
+    @staticmethod
+    def from_json(text: str | bytes) -> ExclusionReason:
+        import json
+
+        return exclusion_reason_from_dict(json.loads(text))
+
     def _fields(self) -> dict[str, Any]:
         assert dataclasses.is_dataclass(self)
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

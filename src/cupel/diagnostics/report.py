@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import TraceEvent
@@ -46,6 +47,32 @@ class SelectionReport:
     total_candidates: int
     total_tokens_considered: int
     count_requirement_shortfalls: tuple[CountRequirementShortfall, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON wire form (see :mod:`cupel.wire`)."""
+        from cupel import wire
+
+        return wire.report_to_dict(self)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        from cupel import wire
+
+        return wire.dumps(wire.report_to_dict(self), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SelectionReport:
+        """Read the JSON wire form; errors name the offending field."""
+        from cupel import wire
+
+        return wire.report_from_dict(data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> SelectionReport:
+        import json
+
+        from cupel import wire
+
+        return wire.report_from_dict(json.loads(text))
 
     @property
     def items(self) -> list[ContextItem]:
