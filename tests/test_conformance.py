@@ -28,28 +28,8 @@ def test_own_vector(path: Path) -> None:
     assert result.passed, result.reason
 
 
-# Reference vectors whose feature belongs to a later issue (strict xfail: remove with the feature).
-LATER = {
-    "pipeline/knapsack-chronological.toml": "issue 3: KnapsackSlice",
-    "slicing/knapsack-basic.toml": "issue 3: KnapsackSlice",
-    "slicing/knapsack-zero-tokens.toml": "issue 3: KnapsackSlice",
-    "slicing/quota-basic.toml": "issue 3: QuotaSlice",
-    **{
-        f"slicing/count-{kind}-{case}.toml": "issue 3: count-quota slicers"
-        for kind in ("quota", "constrained-knapsack")
-        for case in ("baseline", "cap-exclusion", "require-and-cap", "scarcity-degrade", "tag-nonexclusive")
-    },
-}
-
-
-def _reference_param(path: Path) -> object:
-    reason = LATER.get(_id(path))
-    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-    return pytest.param(path, marks=marks, id=_id(path))
-
-
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"reference vectors not found at {REFERENCE}")
-@pytest.mark.parametrize("path", [_reference_param(path) for path in reference_vectors])
+@pytest.mark.parametrize("path", reference_vectors, ids=_id)
 def test_reference_vector(path: Path) -> None:
     result = run_vector(path)
     assert result.passed, result.reason
