@@ -10,6 +10,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cupel.diagnostics.reasons import (
@@ -178,16 +179,21 @@ class Pipeline:
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
-        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-            items = _as_item_list(items)
-        for index, item in enumerate(items):
-            if not isinstance(item, ContextItem):
-                raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")
+        items = _checked_items(items)
         if tracer is not None:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
             tracer.start()
+        prepared = self._prepare(items, budget, tracer)
+        return self._select(prepared, budget, tracer)
 
+    def _prepare(
+        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
+    ) -> _Prepared:
+        """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
+
+        The pinned-budget check of Classify runs here when a budget is given.
+        """
         # Stage 1: Classify. The negative-token check comes before the pinned check.
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
@@ -201,9 +207,8 @@ class Pipeline:
                 pinned_tokens += item.tokens
             else:
                 scoreable.append(item)
-        available_for_pinned = budget.max_tokens - budget.output_reserve
-        if pinned_tokens > available_for_pinned:
-            raise PinnedItemsExceedBudgetError(pinned_tokens, available_for_pinned)
+        if budget is not None:
+            _check_pinned_budget(pinned_tokens, budget)
         if tracer is not None:
             tracer.finish(PipelineStage.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
@@ -235,6 +240,16 @@ class Pipeline:
         order = sorted(survivors, key=scores.__getitem__, reverse=True)
         make = ScoredItem._make
         sorted_scored = [make((scoreable[index], scores[index])) for index in order]
+        return _Prepared(pinned, pinned_tokens, sorted_scored)
+
+    def _select(
+        self, prepared: _Prepared, budget: ContextBudget, tracer: _Tracer | None
+    ) -> list[ContextItem]:
+        """Stages 5-6 (Slice, Place) for one budget."""
+        pinned = prepared.pinned
+        pinned_tokens = prepared.pinned_tokens
+        sorted_scored = prepared.sorted_scored
+        make = ScoredItem._make
 
         # Stage 5: Slice against the effective budget.
         effective = compute_effective_budget(budget, pinned_tokens)
@@ -359,6 +374,30 @@ class Pipeline:
             else:
                 reason = InclusionReason.SCORED
             tracer.included(item, score, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """The budget-independent part of a run: pinned items and the score-sorted candidates."""
+
+    pinned: list[ContextItem]
+    pinned_tokens: int
+    sorted_scored: list[ScoredItem]
+
+
+def _check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
+    available = budget.max_tokens - budget.output_reserve
+    if pinned_tokens > available:
+        raise PinnedItemsExceedBudgetError(pinned_tokens, available)
+
+
+def _checked_items(items: object) -> Sequence[ContextItem]:
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+        items = _as_item_list(items)
+    for index, item in enumerate(items):
+        if not isinstance(item, ContextItem):
+            raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")
+    return items
 
 
 def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
