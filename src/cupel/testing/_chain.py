@@ -150,6 +150,7 @@ class SelectionReportAssertionChain:
     ``TypeError`` subclasses instead, since no report could satisfy them.
     """
 
+    __module__ = "cupel.testing"
     __slots__ = ("_report",)
 
     def __init__(self, report: SelectionReport) -> None:

@@ -13,6 +13,9 @@ class SelectionReportAssertionError(AssertionError):
     ``assertion_name`` is the spec's (PascalCase) name of the assertion that failed.
     """
 
+    # Test runners print the qualified name; show the public one.
+    __module__ = "cupel.testing"
+
     def __init__(self, message: str, assertion_name: str) -> None:
         super().__init__(message)
         self.message = message
