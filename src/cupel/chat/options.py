@@ -32,8 +32,11 @@ class ChatOptions:
     A message costs ``message_overhead`` plus its counted text: content text parts, ``name`` (plus
     ``name_overhead``), ``refusal``, and each tool call's name and arguments (plus
     ``tool_call_overhead``). Each non-text part (image, audio, file, ...) costs
-    ``part_costs.get(type, part_cost)``, or ``low_detail_image_cost`` for an image marked
-    ``"detail": "low"``; a base64 payload's length never counts.
+    ``low_detail_image_cost`` if it is an image marked ``"detail": "low"``, else
+    ``part_costs.get(type, part_cost)``; a base64 payload's length never counts.
+
+    ``pin_system`` pins system and developer messages; ``pin_last_user`` pins the unit holding the last
+    user message, so trimming never drops the turn the model is asked to answer.
     """
 
     message_overhead: int = 4
@@ -43,7 +46,7 @@ class ChatOptions:
     low_detail_image_cost: int = LOW_DETAIL_IMAGE_COST
     part_costs: Mapping[str, int] = field(default_factory=lambda: _ReadOnlyMap[str, int]())
     pin_system: bool = True
-    pin_last_user: bool = False
+    pin_last_user: bool = True
 
     def __post_init__(self) -> None:
         for name in ("message_overhead", "name_overhead", "tool_call_overhead", "part_cost"):
@@ -69,8 +72,6 @@ class ChatOptions:
 
     def cost_of_part(self, part_type: str, *, low_detail: bool = False) -> int:
         """Tokens charged for one non-text part of ``part_type``."""
-        if part_type in self.part_costs:
-            return self.part_costs[part_type]
         if low_detail:
             return self.low_detail_image_cost
-        return self.part_cost
+        return self.part_costs.get(part_type, self.part_cost)

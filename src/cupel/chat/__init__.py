@@ -1,0 +1,42 @@
+"""Chat transcripts as context: trim a conversation without splitting tool calls from their results.
+
+``select_messages(messages, budget)`` is the one-call form. ``messages_to_items`` and ``to_messages``
+expose the two halves for custom pipelines. OpenAI-style message dicts are read, including
+Anthropic-style ``tool_use``/``tool_result`` blocks; ``cupel.chat.langchain`` adapts LangChain messages
+and is imported only when used.
+"""
+
+from cupel.chat._parse import ROLES, SYSTEM_ROLES
+from cupel.chat.convert import (
+    INDICES_KEY,
+    MESSAGES_KEY,
+    ROLES_KEY,
+    SYNTHETIC_EPOCH,
+    is_chat_transcript,
+    message_token_counts,
+    messages_to_items,
+    to_messages,
+)
+from cupel.chat.options import DEFAULT_PART_COST, LOW_DETAIL_IMAGE_COST, ChatOptions
+from cupel.chat.select import ChatPolicy, ChatSelection, chat_pipeline, resolve_budget, select_messages
+
+__all__ = [
+    "DEFAULT_PART_COST",
+    "INDICES_KEY",
+    "LOW_DETAIL_IMAGE_COST",
+    "MESSAGES_KEY",
+    "ROLES",
+    "ROLES_KEY",
+    "SYNTHETIC_EPOCH",
+    "SYSTEM_ROLES",
+    "ChatOptions",
+    "ChatPolicy",
+    "ChatSelection",
+    "chat_pipeline",
+    "is_chat_transcript",
+    "message_token_counts",
+    "messages_to_items",
+    "resolve_budget",
+    "select_messages",
+    "to_messages",
+]

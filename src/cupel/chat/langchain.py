@@ -1,0 +1,131 @@
+"""LangChain adapter: trim a list of ``BaseMessage`` with the same guarantees as :mod:`cupel.chat`.
+
+Needs ``pip install 'pycupel[langchain]'`` (``langchain-core``), imported only when a function here is
+called. The selected messages are the very ``BaseMessage`` objects passed in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from cupel.chat._parse import MessageView
+from cupel.chat.convert import build_items, to_messages
+from cupel.chat.options import ChatOptions
+from cupel.chat.select import ChatPolicy, ChatSelection, select_items
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.model import ContextBudget, ContextItem
+from cupel.tokens._optional import import_optional
+from cupel.tokens.base import CounterLike
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage  # type: ignore[import-not-found, unused-ignore]
+
+__all__ = ["messages_to_items", "select_messages", "to_messages"]
+
+# Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
+_CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
+
+
+def _langchain() -> ModuleType:
+    return import_optional(
+        "langchain_core.messages", package="langchain-core", extra="langchain", feature="cupel.chat.langchain"
+    )
+
+
+def _content(content: object, drop_ids: frozenset[str]) -> object:
+    """LangChain content as message-dict content: bare strings in a list become text parts."""
+    if not isinstance(content, list):
+        return content
+    parts: list[object] = []
+    for part in content:
+        if isinstance(part, str):
+            parts.append({"type": "text", "text": part})
+        elif isinstance(part, dict) and part.get("type") in _CALL_BLOCKS and part.get("id") in drop_ids:
+            continue
+        else:
+            parts.append(part)
+    return parts
+
+
+def _tool_calls(message: Any) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = []
+    for call in list(message.tool_calls) + list(message.invalid_tool_calls):
+        args = call.get("args")
+        arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+        calls.append(
+            {
+                "id": call.get("id"),
+                "type": "function",
+                "function": {"name": call.get("name"), "arguments": arguments},
+            }
+        )
+    return calls
+
+
+def _view(module: ModuleType, message: Any, index: int) -> MessageView:
+    name = message.name
+    if isinstance(message, module.AIMessage):
+        calls = _tool_calls(message)
+        ids = frozenset(str(call["id"]) for call in calls if call["id"] is not None)
+        return MessageView(
+            "assistant",
+            _content(message.content, ids),
+            name,
+            tool_calls=calls or None,
+            function_call=message.additional_kwargs.get("function_call"),
+        )
+    content = _content(message.content, frozenset())
+    if isinstance(message, module.ToolMessage):
+        return MessageView("tool", content, name, tool_call_id=message.tool_call_id)
+    if isinstance(message, module.HumanMessage):
+        return MessageView("user", content, name)
+    if isinstance(message, module.SystemMessage):
+        developer = message.additional_kwargs.get("__openai_role__") == "developer"
+        return MessageView("developer" if developer else "system", content, name)
+    if isinstance(message, module.FunctionMessage):
+        return MessageView("function", content, name)
+    if isinstance(message, module.ChatMessage):
+        return MessageView(message.role, content, name)
+    raise InvalidConfigurationError(
+        f"messages[{index}] is a {type(message).__name__}, which is not a chat message cupel can select"
+    )
+
+
+def messages_to_items(
+    messages: Sequence[BaseMessage],
+    *,
+    counter: CounterLike | None = None,
+    options: ChatOptions | None = None,
+    timestamps: Sequence[datetime] | None = None,
+) -> list[ContextItem]:
+    """Like :func:`cupel.chat.messages_to_items`, for LangChain messages (stored as given)."""
+    module = _langchain()
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
+    originals = list(messages)
+    views: list[MessageView] = []
+    for index, message in enumerate(originals):
+        if not isinstance(message, module.BaseMessage):
+            raise CupelTypeError(
+                f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
+            )
+        views.append(_view(module, message, index))
+    return build_items(views, originals, counter=counter, options=options, timestamps=timestamps)
+
+
+def select_messages(
+    messages: Sequence[BaseMessage],
+    budget: ContextBudget | int,
+    policy: ChatPolicy = None,
+    counter: CounterLike | None = None,
+    *,
+    options: ChatOptions | None = None,
+) -> ChatSelection[BaseMessage]:
+    """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects."""
+    items = messages_to_items(messages, counter=counter, options=options)
+    kept, report = select_items(items, budget, policy)
+    return ChatSelection(tuple(kept), report)
