@@ -214,15 +214,17 @@ def test_spans_carry_the_stages_real_times(provider: TracerProvider, exporter: I
     spans = spans_by_name(exporter)
     root = spans["cupel.pipeline"]
     assert root.start_time is not None and root.end_time is not None
-    previous_end = root.start_time
+    # Stage starts are ordered; ends are not compared with the next start, since a stage's end is its
+    # wall-clock start plus a monotonic-clock duration and the two clocks may drift apart slightly.
+    previous_start = root.start_time
     for stage in STAGES:
         span = spans[f"cupel.stage.{stage}"]
         assert (span.start_time, span.end_time) == collector.boundaries[stage]
         assert span.start_time is not None and span.end_time is not None
-        assert previous_end <= span.start_time <= span.end_time <= root.end_time
+        assert previous_start <= span.start_time <= span.end_time <= root.end_time
         for event in span.events:
             assert span.start_time <= event.timestamp <= span.end_time
-        previous_end = span.end_time
+        previous_start = span.start_time
     # The root spans the run: from its start to the end of Place.
     assert root.end_time == collector.boundaries["place"][1]
 
@@ -479,7 +481,8 @@ def test_failed_run_inside_with_emits_the_partial_tree(
     root = spans["cupel.pipeline"]
     assert root.status.status_code is StatusCode.ERROR
     assert [event.name for event in root.events] == ["exception"]
-    assert dict(root.events[0].attributes or {})["exception.type"] == "cupel.errors.BudgetOverflowError"
+    # Recent SDKs record the qualified name, older ones the bare class name.
+    assert str(dict(root.events[0].attributes or {})["exception.type"]).endswith("BudgetOverflowError")
     assert root.start_time is not None and root.end_time is not None
     assert root.end_time >= max(span.end_time or 0 for span in spans.values())
     assert collector.finished

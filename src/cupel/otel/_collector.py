@@ -54,6 +54,9 @@ _RANKS = {CupelVerbosity.STAGE_ONLY: 0, CupelVerbosity.STAGE_AND_EXCLUSIONS: 1, 
 class CollectorReuseError(CupelError, RuntimeError):
     """A :class:`CupelOtelTraceCollector` was given a second run (or a hook outside a run)."""
 
+    # Tracebacks print the qualified name; show the public one.
+    __module__ = "cupel.otel"
+
 
 class _Phase(Enum):
     NEW = "new"
@@ -296,7 +299,9 @@ class CupelOtelTraceCollector:
                     )
             span.end(end_time=record.ended_ns)
         if error is not None:
-            root.record_exception(error, timestamp=end_ns, escaped=True)
+            if isinstance(error, Exception):
+                # Older opentelemetry-api versions type record_exception for Exception only.
+                root.record_exception(error, timestamp=end_ns, escaped=True)
             root.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
         root.end(end_time=end_ns)
         self._stages = []
