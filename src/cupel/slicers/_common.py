@@ -17,7 +17,8 @@ def check_int(owner: str, name: str, value: object, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise CupelTypeError(f"{owner}.{name} must be an int, got {value!r}")
     if value < minimum:
-        raise InvalidConfigurationError(f"{owner}.{name} must be >= {minimum}, got {value!r}")
+        bound = "> 0" if minimum == 1 else f">= {minimum}"
+        raise InvalidConfigurationError(f"{owner}.{name} must be {bound}, got {value!r}")
     return int(value)
 
 

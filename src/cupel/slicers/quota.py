@@ -36,7 +36,7 @@ class QuotaEntry:
         checked_cap = check_percent("QuotaEntry", f"cap {label}", cap)
         if checked_require > checked_cap:
             raise InvalidConfigurationError(
-                f"QuotaEntry {label}: require ({require!r}) must be <= cap ({cap!r})"
+                f"QuotaEntry {label}: require ({checked_require!r}) must be <= cap ({checked_cap!r})"
             )
         object.__setattr__(self, "kind", checked_kind)
         object.__setattr__(self, "require", checked_require)
