@@ -28,8 +28,10 @@ SCORE_SCALE = 10000
 MAX_TABLE_CELLS = 50_000_000
 
 _INT64_MAX = 2**63 - 1
-# Below this many DP cells the pure-Python DP beats numpy's per-call overhead.
-_NUMPY_MIN_CELLS = 256
+# Below about this many DP cells numpy's per-call overhead outweighs its speed (measured).
+_NUMPY_MIN_CELLS = 128
+
+_FLAG_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 Solver = Callable[[Sequence[int], Sequence[int], int], list[int]]
 
@@ -57,23 +59,26 @@ def _knapsack_python(weights: Sequence[int], values: Sequence[int], capacity: in
     ``with = old[w - dw] + dv``, ``keep[w] = with > old[w]``, ``dp[w] = max(with, old[w])``. Items
     that cannot fit (``dw > capacity``) or carry no value never set a keep bit -- ``dp`` is
     non-decreasing in ``w``, so ``dp[w - dw] + 0 > dp[w]`` is impossible -- and are skipped.
+    Each keep row is an int used as a bit set (bit ``w - dw`` is the spec's ``keep[i][w]``), so the
+    table takes about one bit per cell, as the numpy path's packed rows do.
     """
     dp = [0] * (capacity + 1)
-    keep: list[bytes | None] = [None] * len(weights)
+    keep: list[int | None] = [None] * len(weights)
     for index, (dw, dv) in enumerate(zip(weights, values, strict=True)):
         if dw > capacity or dv <= 0:
             continue
         with_item = [value + dv for value in dp[: capacity + 1 - dw]]
         old = dp[dw:]
-        keep[index] = bytes(map(gt, with_item, old))
+        flags = bytes(map(gt, with_item, old))
+        # Reversed so that flag 0 becomes the least significant bit.
+        keep[index] = int(flags.translate(_FLAG_DIGITS)[::-1], 2)
         dp[dw:] = map(max, with_item, old)
     selected: list[int] = []
     remaining = capacity
     for index in range(len(weights) - 1, -1, -1):
         row = keep[index]
         dw = weights[index]
-        # Row offset: bit w of the spec's keep row is row[w - dw]; below dw it is always false.
-        if row is not None and remaining >= dw and row[remaining - dw]:
+        if row is not None and remaining >= dw and (row >> (remaining - dw)) & 1:
             selected.append(index)
             remaining -= dw
     return selected
@@ -94,8 +99,8 @@ def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list
     usable = [i for i, (dw, dv) in enumerate(zip(weights, values, strict=True)) if dv > 0 and dw <= capacity]
     if sum(weights[i] for i in usable) <= capacity:
         # Everything that can contribute fits at once. Then at every step of the reconstruction the
-        # remaining capacity covers all earlier usable items, so keep[i][remaining] is exactly
-        # "dv > 0": the DP would select every usable item, last first.
+        # remaining capacity covers all earlier usable items, so dp[remaining - dw] + dv > dp[remaining]
+        # holds for exactly the usable items: the DP would select every one of them, last first.
         return usable[::-1]
     if len(usable) * (capacity + 1) >= _NUMPY_MIN_CELLS and sum(values[i] for i in usable) <= _INT64_MAX:
         solver = _numpy_solver()
