@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from cupel.chat.options import ChatOptions
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -35,6 +36,8 @@ _TEXT_PARTS: Mapping[str, str] = {
     "thinking": "thinking",
     "reasoning": "reasoning",
 }
+# LangChain allows a reasoning block without its text.
+_OPTIONAL_TEXT = frozenset({"reasoning"})
 _IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})
 
 
@@ -104,7 +107,7 @@ def _require_id(value: object, where: str) -> str:
     return text
 
 
-def _is_sequence(value: object) -> bool:
+def _is_sequence(value: object) -> TypeGuard[Sequence[object]]:
     return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
 
 
@@ -119,28 +122,37 @@ def _is_low_detail(part: Mapping[str, object]) -> bool:
 class _Reader:
     """Accumulates one message's costs and rendering while its fields are validated."""
 
-    __slots__ = ("options", "parsed", "render")
+    __slots__ = ("options", "parsed")
 
     def __init__(self, parsed: ParsedMessage, options: ChatOptions) -> None:
         self.parsed = parsed
         self.options = options
-        self.render: list[str] = []
 
     def text(self, text: str, out: list[str]) -> None:
         self.parsed.texts.append(text)
         if text:
             out.append(text)
 
-    def call(self, call_id: str, name: str, arguments: str, where: str, label: str, out: list[str]) -> None:
+    def charge_call(self, name: str, arguments: str) -> None:
         self.parsed.texts.append(name)
         self.parsed.texts.append(arguments)
         self.parsed.fixed += self.options.tool_call_overhead
-        if label == "function_call":
-            self.parsed.function_call = where
-            out.append(f"<function_call {name}({arguments})>")
-        else:
-            self.parsed.calls.append((call_id, where))
-            out.append(f"<{label} {call_id} {name}({arguments})>")
+
+    def call(self, call_id: str, name: str, arguments: str, where: str, label: str, out: list[str]) -> None:
+        self.charge_call(name, arguments)
+        self.parsed.calls.append((call_id, where))
+        out.append(f"<{label} {call_id} {name}({arguments})>")
+
+    def function_call(self, call: object, where: str, out: list[str]) -> None:
+        if not isinstance(call, Mapping):
+            raise CupelTypeError(f"{where} must be a mapping, got {type(call).__name__}")
+        name = _require_str(call.get("name"), f"{where}.name")
+        raw = call.get("arguments", "")
+        arguments = raw if isinstance(raw, str) else _json(raw)
+        self.charge_call(name, arguments)
+        # A legacy function call has no id: the next function message is its result.
+        self.parsed.function_call = where
+        out.append(f"<function_call {name}({arguments})>")
 
     def content(self, content: object, where: str, out: list[str], *, inside_result: bool) -> None:
         if content is None:
@@ -148,7 +160,6 @@ class _Reader:
         if isinstance(content, str):
             self.text(content, out)
         elif _is_sequence(content):
-            assert isinstance(content, Sequence)
             for position, part in enumerate(content):
                 self.part(part, f"{where}[{position}]", out, inside_result=inside_result)
         else:
@@ -163,7 +174,10 @@ class _Reader:
         text_key = _TEXT_PARTS.get(part_type)
         role = self.parsed.role
         if text_key is not None:
-            self.text(_require_str(part.get(text_key), f"{where}.{text_key}"), out)
+            text = part.get(text_key)
+            if text is None and part_type in _OPTIONAL_TEXT:
+                return
+            self.text(_require_str(text, f"{where}.{text_key}"), out)
         elif part_type == "tool_use":
             if inside_result or role != "assistant":
                 raise InvalidConfigurationError(
@@ -190,7 +204,6 @@ class _Reader:
     def tool_calls(self, calls: object, where: str, out: list[str]) -> None:
         if not _is_sequence(calls):
             raise CupelTypeError(f"{where} must be a list of tool calls, got {type(calls).__name__}")
-        assert isinstance(calls, Sequence)
         for position, call in enumerate(calls):
             call_where = f"{where}[{position}]"
             if not isinstance(call, Mapping):
@@ -242,16 +255,9 @@ def parse_message(view: MessageView, index: int, options: ChatOptions) -> Parsed
             raise InvalidConfigurationError(f"{where}.tool_calls is only allowed on assistant messages")
         reader.tool_calls(view.tool_calls, f"{where}.tool_calls", out)
     if view.function_call is not None:
-        call = view.function_call
         if role != "assistant":
             raise InvalidConfigurationError(f"{where}.function_call is only allowed on assistant messages")
-        if not isinstance(call, Mapping):
-            raise CupelTypeError(f"{where}.function_call must be a mapping, got {type(call).__name__}")
-        name = _require_str(call.get("name"), f"{where}.function_call.name")
-        raw = call.get("arguments", "")
-        arguments = raw if isinstance(raw, str) else _json(raw)
-        # A legacy function call has no id: the next function message is its result.
-        reader.call("", name, arguments, f"{where}.function_call", "function_call", out)
+        reader.function_call(view.function_call, f"{where}.function_call", out)
     parsed.rendering = f"{label}: {' '.join(out)}" if out else label
     return parsed
 
