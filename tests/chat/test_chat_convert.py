@@ -277,6 +277,14 @@ def test_to_messages_restores_order_identity_and_json_bytes() -> None:
     assert subset == [messages[0], messages[5]]
 
 
+def test_chat_items_survive_the_json_wire_form() -> None:
+    messages = transcript()
+    items = messages_to_items(messages)
+    read_back = [ContextItem.from_json(item.to_json()) for item in items]
+    assert read_back[2].metadata[INDICES_KEY] == [2, 3, 4]
+    assert to_messages(read_back) == messages
+
+
 def test_to_messages_lifts_system_messages_unless_asked_not_to() -> None:
     messages = [
         {"role": "user", "content": "a"},

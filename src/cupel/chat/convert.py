@@ -50,6 +50,10 @@ def _as_list(messages: object, what: str) -> list[Any]:
     return list(messages)
 
 
+def _sequence(value: object) -> Sequence[Any] | None:
+    return value if isinstance(value, list | tuple) else None
+
+
 def _resolve_options(options: ChatOptions | None) -> ChatOptions:
     if options is None:
         return ChatOptions()
@@ -172,14 +176,16 @@ def to_messages(items: Sequence[ContextItem] | SelectionReport, *, system_first:
     for position, item in enumerate(_as_list(items, "items")):
         if not isinstance(item, ContextItem):
             raise CupelTypeError(f"items[{position}] must be a ContextItem, got {item!r}")
-        indices = item.metadata.get(INDICES_KEY)
-        messages = item.metadata.get(MESSAGES_KEY)
-        roles = item.metadata.get(ROLES_KEY)
+        # Lists are accepted too: an item read back from the JSON wire form holds lists, not tuples.
+        indices = _sequence(item.metadata.get(INDICES_KEY))
+        messages = _sequence(item.metadata.get(MESSAGES_KEY))
+        roles = _sequence(item.metadata.get(ROLES_KEY))
         if not (
-            isinstance(indices, tuple)
-            and isinstance(messages, tuple)
-            and isinstance(roles, tuple)
+            indices is not None
+            and messages is not None
+            and roles is not None
             and len(indices) == len(messages) == len(roles) > 0
+            and all(isinstance(index, int) and not isinstance(index, bool) for index in indices)
         ):
             raise InvalidConfigurationError(
                 f"items[{position}] is not a chat item: its metadata lacks {INDICES_KEY!r}, "
