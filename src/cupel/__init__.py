@@ -32,7 +32,10 @@ from cupel.errors import (
     CupelError,
     CupelTypeError,
     InvalidConfigurationError,
+    MonotonicityError,
     PinnedItemsExceedBudgetError,
+    ScarcityError,
+    TableTooLargeError,
 )
 from cupel.model import (
     ContextBudget,
@@ -63,7 +66,19 @@ from cupel.scorers import (
     TagScorer,
     WindowCurve,
 )
-from cupel.slicers import CountRequirementShortfall, GreedySlice, SliceOutcome
+from cupel.slicers import (
+    CountConstrainedKnapsackSlice,
+    CountQuotaEntry,
+    CountQuotaSlice,
+    CountRequirementShortfall,
+    GreedySlice,
+    KnapsackSlice,
+    QuotaEntry,
+    QuotaSet,
+    QuotaSlice,
+    ScarcityBehavior,
+    SliceOutcome,
+)
 
 __version__ = "0.1.0"
 
@@ -77,6 +92,9 @@ __all__ = [
     "ContextItem",
     "ContextKind",
     "ContextSource",
+    "CountConstrainedKnapsackSlice",
+    "CountQuotaEntry",
+    "CountQuotaSlice",
     "CountRequirementShortfall",
     "CupelError",
     "CupelTypeError",
@@ -94,8 +112,10 @@ __all__ = [
     "InclusionReason",
     "InvalidConfigurationError",
     "KindScorer",
+    "KnapsackSlice",
     "MetadataKeyScorer",
     "MetadataTrustScorer",
+    "MonotonicityError",
     "NegativeTokens",
     "NullTraceCollector",
     "OverflowEvent",
@@ -107,10 +127,15 @@ __all__ = [
     "Placer",
     "PriorityScorer",
     "QuotaCapExceeded",
+    "QuotaEntry",
     "QuotaRequireDisplaced",
+    "QuotaSet",
+    "QuotaSlice",
     "RecencyScorer",
     "ReflexiveScorer",
     "ScaledScorer",
+    "ScarcityBehavior",
+    "ScarcityError",
     "ScoredItem",
     "ScoredTooLow",
     "Scorer",
@@ -119,6 +144,7 @@ __all__ = [
     "Slicer",
     "StepCurve",
     "SystemTimeProvider",
+    "TableTooLargeError",
     "TagScorer",
     "TimeProvider",
     "TraceCollector",
@@ -127,6 +153,6 @@ __all__ = [
     "UShapedPlacer",
     "UnknownExclusionReason",
     "WindowCurve",
-    "__version__",
     "compute_effective_budget",
+    "__version__",
 ]

@@ -69,6 +69,22 @@ class TableTooLargeError(CupelError):
 class ScarcityError(CupelError):
     """A count requirement cannot be met under ``ScarcityBehavior.THROW`` (spec: CountQuotaSlice)."""
 
+    def __init__(self, message: str, *, kind: str, required_count: int, satisfied_count: int) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.required_count = required_count
+        self.satisfied_count = satisfied_count
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (
+            _rebuild_scarcity_error,
+            (str(self), self.kind, self.required_count, self.satisfied_count),
+        )
+
+
+def _rebuild_scarcity_error(message: str, kind: str, required: int, satisfied: int) -> ScarcityError:
+    return ScarcityError(message, kind=kind, required_count=required, satisfied_count=satisfied)
+
 
 class MonotonicityError(CupelError):
     """Budget simulation was asked of a slicer whose inclusion is not monotonic in the budget."""

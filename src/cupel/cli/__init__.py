@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from cupel import __version__
-from cupel.cli import conformance
+from cupel.cli import assemble, conformance
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cupel {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (conformance,):
+    for module in (conformance, assemble):
         module.register(subcommands)
     return parser
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,10 +141,19 @@ def _run_scoring(vector: Mapping[str, Any]) -> None:
 def _run_slicing(vector: Mapping[str, Any]) -> None:
     test = vector["test"]
     config = vector.get("config", {})
+    if test.get("expect_construction_error", False):
+        try:
+            build_slicer(test["slicer"], config)
+        except (CupelError, ValueError, TypeError):
+            return
+        raise VectorFailure("slicer construction succeeded but the vector expects an error")
     slicer = build_slicer(test["slicer"], config)
     scored = [build_scored_item(table) for table in vector.get("scored_items", [])]
     budget = build_budget(vector["budget"])
     expected = vector.get("expected", {})
+    _expect_error(expected.get("error_contains"), lambda: slicer.slice(scored, budget))
+    if "error_contains" in expected:
+        return
     selected = slicer.slice(scored, budget)
     actual = sorted(item.content for item in selected)
     wanted = sorted(expected.get("selected_contents", []))
@@ -165,6 +174,19 @@ def _run_slicing(vector: Mapping[str, Any]) -> None:
             caps = sum(1 for _, r in outcome.exclusions if isinstance(r, QuotaCapExceeded))
             if caps != expected["cap_excluded_count"]:
                 raise VectorFailure(f"cap exclusions: expected {expected['cap_excluded_count']}, got {caps}")
+
+
+def _expect_error(fragment: str | None, action: Callable[[], object]) -> None:
+    """With ``[expected] error_contains``, the action must raise a CupelError containing the text."""
+    if fragment is None:
+        return
+    try:
+        action()
+    except CupelError as raised:
+        if fragment not in str(raised):
+            raise VectorFailure(f"expected an error containing {fragment!r}, got {raised}") from None
+        return
+    raise VectorFailure(f"expected an error containing {fragment!r}, but the call succeeded")
 
 
 def _run_placing(vector: Mapping[str, Any]) -> None:
@@ -189,13 +211,8 @@ def _run_pipeline(vector: Mapping[str, Any]) -> None:
     budget = build_budget(vector["budget"])
     error = vector.get("expected", {}).get("error_contains")
     if error is not None:
-        try:
-            pipeline.run(items, budget)
-        except CupelError as raised:
-            if error not in str(raised):
-                raise VectorFailure(f"expected an error containing {error!r}, got {raised}") from None
-            return
-        raise VectorFailure(f"expected an error containing {error!r}, but the run succeeded")
+        _expect_error(error, lambda: pipeline.run(items, budget))
+        return
     output = [item.content for item in pipeline.run(items, budget)]
     wanted = [entry["content"] for entry in vector.get("expected_output", [])]
     if output != wanted:

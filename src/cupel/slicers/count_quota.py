@@ -144,7 +144,10 @@ def _count_satisfy(
             if scarcity is ScarcityBehavior.THROW:
                 raise ScarcityError(
                     f"{owner}: candidate pool for kind '{entry.kind}' has {satisfied} items "
-                    f"but RequireCount is {entry.require_count}."
+                    f"but RequireCount is {entry.require_count}.",
+                    kind=str(entry.kind),
+                    required_count=entry.require_count,
+                    satisfied_count=satisfied,
                 )
             result.shortfalls.append(CountRequirementShortfall(entry.kind, entry.require_count, satisfied))
     return result
