@@ -153,6 +153,6 @@ __all__ = [
     "UShapedPlacer",
     "UnknownExclusionReason",
     "WindowCurve",
-    "compute_effective_budget",
     "__version__",
+    "compute_effective_budget",
 ]
