@@ -375,6 +375,66 @@ class Pipeline:
                 reason = InclusionReason.SCORED
             tracer.included(item, score, reason)
 
+    # Policies and budget simulation. The implementations live in cupel.policy and cupel.analytics,
+    # which import this module, hence the imports inside the methods and the type-checking-only
+    # import here (removed from the class namespace again right after).
+    from typing import TYPE_CHECKING
+
+    if TYPE_CHECKING:
+        from cupel.policy.policy import Policy
+    del TYPE_CHECKING
+
+    @classmethod
+    def from_policy(
+        cls, policy: Policy, *, on_overflow: Callable[[OverflowEvent], None] | None = None
+    ) -> Pipeline:
+        """A pipeline configured exactly as ``policy`` says (spec: Policy Sensitivity)."""
+        from cupel.policy.policy import Policy
+
+        if not isinstance(policy, Policy):
+            raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
+        return cls(
+            policy.scorer,
+            policy.slicer,
+            policy.placer,
+            deduplication=policy.deduplication,
+            overflow_strategy=policy.overflow_strategy,
+            on_overflow=on_overflow,
+        )
+
+    @property
+    def policy(self) -> Policy:
+        """This pipeline's configuration as a :class:`~cupel.policy.Policy` (``on_overflow`` aside)."""
+        from cupel.policy.policy import Policy
+
+        return Policy.from_pipeline(self)
+
+    def dry_run_with_policy(
+        self, items: Sequence[ContextItem], budget: ContextBudget, policy: Policy
+    ) -> SelectionReport:
+        """``dry_run`` with ``policy`` in place of this pipeline's configuration (spec: DryRunWithPolicy).
+
+        Everything that decides the selection comes from ``policy``; this pipeline contributes only
+        its ``on_overflow`` callback.
+        """
+        return Pipeline.from_policy(policy, on_overflow=self.on_overflow).dry_run(items, budget)
+
+    def get_marginal_items(
+        self, items: Sequence[ContextItem], budget: ContextBudget, slack_tokens: int
+    ) -> list[ContextItem]:
+        """See :func:`cupel.analytics.get_marginal_items` (spec: Budget Simulation, GetMarginalItems)."""
+        from cupel.analytics.simulation import get_marginal_items
+
+        return get_marginal_items(self, items, budget, slack_tokens)
+
+    def find_min_budget_for(
+        self, items: Sequence[ContextItem], target_item: ContextItem, search_ceiling: int
+    ) -> int | None:
+        """See :func:`cupel.analytics.find_min_budget_for` (spec: Budget Simulation, FindMinBudgetFor)."""
+        from cupel.analytics.simulation import find_min_budget_for
+
+        return find_min_budget_for(self, items, target_item, search_ceiling)
+
 
 @dataclass(frozen=True, slots=True)
 class _Prepared:

@@ -1,0 +1,78 @@
+"""Policies: a pipeline's configuration as a value, named presets, and policy files.
+
+``Policy`` (:mod:`cupel.policy.policy`), the presets ``chat``, ``code_review``, ``rag``,
+``document_qa``, ``tool_use``, ``long_running`` and ``debugging`` (:mod:`cupel.policy.presets`), and
+TOML/JSON policy files (:mod:`cupel.policy.files`). See ``docs/policies.md``.
+"""
+
+from cupel.policy.files import (
+    FORMAT_VERSION,
+    MissingTomlReaderError,
+    PolicyFileError,
+    PolicyFormat,
+    dump_policy,
+    format_duration,
+    load_policy,
+    loads_policy,
+    parse_duration,
+    policy_from_dict,
+    policy_schema,
+    policy_to_dict,
+    register_placer,
+    register_scorer,
+    register_slicer,
+    registered_types,
+    save_policy,
+    unregister_placer,
+    unregister_scorer,
+    unregister_slicer,
+)
+from cupel.policy.policy import Policy
+from cupel.policy.presets import (
+    UnknownPresetError,
+    chat,
+    code_review,
+    debugging,
+    document_qa,
+    get_preset,
+    long_running,
+    preset_description,
+    preset_names,
+    rag,
+    tool_use,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "MissingTomlReaderError",
+    "Policy",
+    "PolicyFileError",
+    "PolicyFormat",
+    "UnknownPresetError",
+    "chat",
+    "code_review",
+    "debugging",
+    "document_qa",
+    "dump_policy",
+    "format_duration",
+    "get_preset",
+    "load_policy",
+    "loads_policy",
+    "long_running",
+    "parse_duration",
+    "policy_from_dict",
+    "policy_schema",
+    "policy_to_dict",
+    "preset_description",
+    "preset_names",
+    "rag",
+    "register_placer",
+    "register_scorer",
+    "register_slicer",
+    "registered_types",
+    "save_policy",
+    "tool_use",
+    "unregister_placer",
+    "unregister_scorer",
+    "unregister_slicer",
+]

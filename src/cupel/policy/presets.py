@@ -1,0 +1,208 @@
+"""Named policy presets for common workloads.
+
+Every preset deduplicates, raises on overflow (``OverflowStrategy.THROW``) and uses
+``KindScorer`` with the spec's default weights. Weights are CompositeScorer weights (relative).
+
+==============  ==========================================  ==========  =============
+preset          scorer                                      slicer      placer
+==============  ==========================================  ==========  =============
+chat            Recency 3 + Kind 1                          Greedy      Chronological
+code_review     Kind 2 + Priority 2 + Recency 1             Greedy      Chronological
+rag             Reflexive 3 + Kind 1                        Greedy      UShaped
+document_qa     Kind 2 + Reflexive 2 + Priority 1           Knapsack    UShaped
+                                                            (bucket 100)
+tool_use        Kind 2 + Recency 2 + Priority 1             Greedy      Chronological
+long_running    Recency 3 + Frequency 1 + Kind 1            Greedy      Chronological
+debugging       Priority 3 + Kind 2 + Recency 1             Greedy      Chronological
+==============  ==========================================  ==========  =============
+
+``get_preset("code-review")`` also works: names are matched case-insensitively, ``-`` as ``_``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.model import OverflowStrategy
+from cupel.placers import ChronologicalPlacer, UShapedPlacer
+from cupel.policy.policy import Policy
+from cupel.protocols import Placer, Scorer, Slicer
+from cupel.scorers import (
+    CompositeScorer,
+    FrequencyScorer,
+    KindScorer,
+    PriorityScorer,
+    RecencyScorer,
+    ReflexiveScorer,
+)
+from cupel.slicers import GreedySlice, KnapsackSlice
+
+__all__ = [
+    "UnknownPresetError",
+    "chat",
+    "code_review",
+    "debugging",
+    "document_qa",
+    "get_preset",
+    "long_running",
+    "preset_description",
+    "preset_names",
+    "rag",
+    "tool_use",
+]
+
+
+class UnknownPresetError(InvalidConfigurationError, KeyError):
+    """No preset has the given name; the message lists the known ones."""
+
+    def __init__(self, name: object) -> None:
+        self.name = name
+        super().__init__(f"unknown preset {name!r}; known presets: {', '.join(preset_names())}")
+
+    def __str__(self) -> str:
+        # KeyError would otherwise print the message with quotes around it.
+        return str(self.args[0])
+
+
+def _policy(scorers: list[tuple[Scorer, float]], slicer: Slicer, placer: Placer) -> Policy:
+    return Policy(
+        CompositeScorer(scorers),
+        slicer,
+        placer,
+        deduplication=True,
+        overflow_strategy=OverflowStrategy.THROW,
+    )
+
+
+def chat() -> Policy:
+    """Conversations: the latest turns first (Recency 3 + Kind 1, Greedy, Chronological)."""
+    return _policy([(RecencyScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), ChronologicalPlacer())
+
+
+def code_review() -> Policy:
+    """Code review: kind and caller priority, then recency (Kind 2 + Priority 2 + Recency 1)."""
+    return _policy(
+        [(KindScorer(), 2.0), (PriorityScorer(), 2.0), (RecencyScorer(), 1.0)],
+        GreedySlice(),
+        ChronologicalPlacer(),
+    )
+
+
+def rag() -> Policy:
+    """Retrieval: the relevance hint decides (Reflexive 3 + Kind 1, Greedy, UShaped)."""
+    return _policy([(ReflexiveScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), UShapedPlacer())
+
+
+def document_qa() -> Policy:
+    """Document QA: Kind 2 + Reflexive 2 + Priority 1, packed by Knapsack (bucket 100), UShaped."""
+    return _policy(
+        [(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
+        KnapsackSlice(bucket_size=100),
+        UShapedPlacer(),
+    )
+
+
+def tool_use() -> Policy:
+    """Tool-using agents: Kind 2 + Recency 2 + Priority 1, Greedy, Chronological."""
+    return _policy(
+        [(KindScorer(), 2.0), (RecencyScorer(), 2.0), (PriorityScorer(), 1.0)],
+        GreedySlice(),
+        ChronologicalPlacer(),
+    )
+
+
+def long_running() -> Policy:
+    """Long sessions: Recency 3 + Frequency 1 + Kind 1, Greedy, Chronological."""
+    return _policy(
+        [(RecencyScorer(), 3.0), (FrequencyScorer(), 1.0), (KindScorer(), 1.0)],
+        GreedySlice(),
+        ChronologicalPlacer(),
+    )
+
+
+def debugging() -> Policy:
+    """Debugging: Priority 3 + Kind 2 + Recency 1, Greedy, Chronological."""
+    return _policy(
+        [(PriorityScorer(), 3.0), (KindScorer(), 2.0), (RecencyScorer(), 1.0)],
+        GreedySlice(),
+        ChronologicalPlacer(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Preset:
+    factory: Callable[[], Policy]
+    description: str
+
+
+# In documentation order; preset_names() returns this order.
+_PRESETS: dict[str, _Preset] = {
+    "chat": _Preset(
+        chat,
+        "Conversational assistants: the most recent turns win, system prompts and memories are kept; "
+        "chronological order.",
+    ),
+    "code_review": _Preset(
+        code_review,
+        "Reviewing code: ranks by kind and caller-set priority (the diff, the files under review), "
+        "then recency; chronological order.",
+    ),
+    "rag": _Preset(
+        rag,
+        "Retrieval-augmented generation: ranks chunks by their retrieval relevance "
+        "(future_relevance_hint); best chunks at both edges of the window (U-shaped).",
+    ),
+    "document_qa": _Preset(
+        document_qa,
+        "Questions over long documents: kind, relevance and priority, packed tightly by knapsack "
+        "(bucket 100); U-shaped order.",
+    ),
+    "tool_use": _Preset(
+        tool_use,
+        "Agents calling tools: tool outputs and recent turns first, then priority; chronological order.",
+    ),
+    "long_running": _Preset(
+        long_running,
+        "Long agent sessions: recency first, plus a boost for recurring topics (shared tags); "
+        "chronological order.",
+    ),
+    "debugging": _Preset(
+        debugging,
+        "Debugging: caller-set priority first (errors, stack traces, failing tests), then kind and "
+        "recency; chronological order.",
+    ),
+}
+
+
+def _normalize(name: object) -> str:
+    if not isinstance(name, str):
+        raise CupelTypeError(f"preset name must be a string, got {name!r}")
+    return name.strip().lower().replace("-", "_")
+
+
+def _lookup(name: object) -> _Preset:
+    preset = _PRESETS.get(_normalize(name))
+    if preset is None:
+        raise UnknownPresetError(name)
+    return preset
+
+
+def preset_names() -> tuple[str, ...]:
+    """The preset names, in documentation order."""
+    return tuple(_PRESETS)
+
+
+def get_preset(name: str) -> Policy:
+    """The named preset's policy (case-insensitive; ``-`` and ``_`` are interchangeable).
+
+    Raises :class:`UnknownPresetError` (an ``InvalidConfigurationError`` and a ``KeyError``) listing
+    the known names.
+    """
+    return _lookup(name).factory()
+
+
+def preset_description(name: str) -> str:
+    """One line on when to use the named preset."""
+    return _lookup(name).description
