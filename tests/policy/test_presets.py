@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 import cupel.presets
@@ -155,6 +157,8 @@ def test_unknown_name_lists_the_known_ones() -> None:
     assert isinstance(raised.value, KeyError)
     with pytest.raises(UnknownPresetError):
         preset_description("summarise")
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert str(copy) == message and copy.name == "summarise"
 
 
 def test_non_string_name() -> None:

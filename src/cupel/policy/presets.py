@@ -65,6 +65,9 @@ class UnknownPresetError(InvalidConfigurationError, KeyError):
         # KeyError would otherwise print the message with quotes around it.
         return str(self.args[0])
 
+    def __reduce__(self) -> tuple[type[UnknownPresetError], tuple[object]]:
+        return (type(self), (self.name,))
+
 
 def _policy(scorers: list[tuple[Scorer, float]], slicer: Slicer, placer: Placer) -> Policy:
     return Policy(
