@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
@@ -39,6 +39,9 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
+
+if TYPE_CHECKING:
+    from cupel.policy.policy import Policy
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -68,7 +71,7 @@ def _check_component(role: str, value: object, method: str) -> None:
 class _Tracer:
     """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
 
-    __slots__ = ("collector", "item_events", "observer", "stage_started_ns", "stage_wall_ns")
+    __slots__ = ("collector", "item_events", "observer", "run_end", "stage_started_ns", "stage_wall_ns")
 
     def __init__(self, collector: TraceCollector) -> None:
         self.collector = collector
@@ -76,6 +79,7 @@ class _Tracer:
             TraceDetailLevel.ITEM
         )
         self.observer: Any = collector if hasattr(collector, "on_excluded") else None
+        self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
         self.stage_started_ns = 0
         self.stage_wall_ns = 0
 
@@ -184,8 +188,15 @@ class Pipeline:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
             tracer.start()
-        prepared = self._prepare(items, budget, tracer)
-        return self._select(prepared, budget, tracer)
+        if tracer is None or tracer.run_end is None:
+            return self._select(self._prepare(items, budget, tracer), budget, tracer)
+        try:
+            placed = self._select(self._prepare(items, budget, tracer), budget, tracer)
+        except BaseException as error:
+            tracer.run_end(error)
+            raise
+        tracer.run_end(None)
+        return placed
 
     def _prepare(
         self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
@@ -281,6 +292,7 @@ class Pipeline:
         merged = [make((item, PINNED_SCORE)) for item in pinned]
         merged.extend(sliced_scored)
         merged_tokens = pinned_tokens + sum(entry.item.tokens for entry in sliced_scored)
+        entering_place = len(merged)
         if merged_tokens > budget.target_tokens:
             merged = self._handle_overflow(merged, merged_tokens, budget, pinned, tracer)
         placed = self.placer.place(merged)
@@ -288,7 +300,7 @@ class Pipeline:
             raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(merged)}")
         if tracer is not None:
             self._trace_inclusions(tracer, placed, merged)
-            tracer.finish(PipelineStage.PLACE, len(merged), len(placed))
+            tracer.finish(PipelineStage.PLACE, entering_place, len(placed))
         return placed
 
     def _handle_overflow(
@@ -375,14 +387,8 @@ class Pipeline:
                 reason = InclusionReason.SCORED
             tracer.included(item, score, reason)
 
-    # Policies and budget simulation. The implementations live in cupel.policy and cupel.analytics,
-    # which import this module, hence the imports inside the methods and the type-checking-only
-    # import here (removed from the class namespace again right after).
-    from typing import TYPE_CHECKING
-
-    if TYPE_CHECKING:
-        from cupel.policy.policy import Policy
-    del TYPE_CHECKING
+    # Policies and budget simulation live in cupel.policy and cupel.analytics, which import this
+    # module; hence the imports inside the methods.
 
     @classmethod
     def from_policy(

@@ -129,3 +129,41 @@ def test_collector_validates_detail_level() -> None:
 def test_trace_event_validation() -> None:
     with pytest.raises(CupelTypeError, match="item_count"):
         TraceEvent(PipelineStage.SCORE, 0.0, 1.5)  # type: ignore[arg-type]
+
+
+class _Boundaries(DiagnosticTraceCollector):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stages: list[tuple[PipelineStage, int, int]] = []
+        self.ended: list[BaseException | None] = []
+
+    def on_stage_complete(
+        self, stage: PipelineStage, started_ns: int, ended_ns: int, items_in: int, items_out: int
+    ) -> None:
+        assert ended_ns >= started_ns
+        self.stages.append((stage, items_in, items_out))
+
+    def on_run_end(self, error: BaseException | None) -> None:
+        self.ended.append(error)
+
+
+def test_stage_boundaries_count_items_entering_place_before_truncation() -> None:
+    class Everything:
+        def slice(self, scored: object, budget: ContextBudget) -> list[ContextItem]:
+            return [entry.item for entry in scored]  # type: ignore[attr-defined]
+
+    items = [ContextItem("pin", 50, pinned=True), ContextItem("a", 40, timestamp=T0), ContextItem("b", 40)]
+    observer = _Boundaries()
+    pipeline = Pipeline(RecencyScorer(), Everything(), ChronologicalPlacer(), overflow_strategy="truncate")  # type: ignore[arg-type]
+    out = pipeline.run_traced(items, ContextBudget(200, 100), observer)
+    assert [i.content for i in out] == ["a", "pin"]
+    assert observer.stages[-1] == (PipelineStage.PLACE, 3, 2)
+    assert [stage for stage, _, _ in observer.stages] == STAGES
+    assert observer.ended == [None]
+
+
+def test_run_end_receives_the_error() -> None:
+    observer = _Boundaries()
+    with pytest.raises(Exception, match="Pinned items require"):
+        pipeline().run_traced([ContextItem("pin", 500, pinned=True)], ContextBudget(100, 100), observer)
+    assert len(observer.ended) == 1 and "Pinned items require" in str(observer.ended[0])

@@ -129,7 +129,8 @@ class OverflowEvent:
 class TraceCollector(Protocol):
     """Receives the pipeline's instrumentation (spec: TraceCollector).
 
-    The pipeline reads ``is_enabled`` first and builds no event when it is false.
+    The pipeline reads ``is_enabled`` first and builds no event when it is false. A collector may also
+    have a ``detail_level`` attribute: at ``TraceDetailLevel.STAGE`` the pipeline builds no item events.
     """
 
     @property
@@ -180,6 +181,10 @@ class SelectionObserver(Protocol):
 
     def on_overflow(self, event: OverflowEvent) -> None:
         """The selection overflowed the target under OverflowStrategy.PROCEED."""
+        ...
+
+    def on_run_end(self, error: BaseException | None) -> None:
+        """The run finished: ``error`` is what it raised, or ``None`` after a successful Place."""
         ...
 
 
@@ -263,6 +268,9 @@ class DiagnosticTraceCollector:
 
     def on_overflow(self, event: OverflowEvent) -> None:
         self.overflow = event
+
+    def on_run_end(self, error: BaseException | None) -> None:
+        return None
 
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""

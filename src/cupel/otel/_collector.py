@@ -98,10 +98,8 @@ class CupelOtelTraceCollector:
     ``tracer_provider`` defaults to the global provider; the tracer is named ``"cupel"``.
 
     One collector records exactly one run: a second run raises :class:`CollectorReuseError`. A run
-    that raises emits nothing, unless the collector is used as a context manager
-    (``with CupelOtelTraceCollector() as collector: ...``): then the stages completed so far are emitted
-    under a root span with ERROR status and the exception recorded. Not thread-safe; like every trace
-    collector it belongs to a single run.
+    that raises emits the stages completed so far under a root span with ERROR status and the exception
+    recorded. Not thread-safe; like every trace collector it belongs to a single run.
     """
 
     #: Tells the pipeline not to build item-level TraceEvents: this collector records spans only.
@@ -217,6 +215,11 @@ class CupelOtelTraceCollector:
 
     def on_overflow(self, event: OverflowEvent) -> None:
         return None
+
+    def on_run_end(self, error: BaseException | None) -> None:
+        # A failed run still yields its tree: the stages completed so far under an ERROR root span.
+        if error is not None and self._phase is _Phase.RUNNING:
+            self._emit(error)
 
     # Context manager: emit a failed run's partial tree ------------------------------------------
 
