@@ -100,9 +100,11 @@ def test_policy_resolution() -> None:
     assert repr(chat_pipeline()) == repr(default)
     custom = Pipeline(PriorityScorer(), GreedySlice(), UShapedPlacer())
     assert _resolve_pipeline(custom) is custom
-    with pytest.raises(CupelTypeError, match=r"policy must be None or a cupel\.Pipeline"):
+    with pytest.raises(InvalidConfigurationError, match="chat-ish"):
         _resolve_pipeline("chat-ish")
-    with pytest.raises(CupelTypeError, match=r"policy must be None or a cupel\.Pipeline"):
+    with pytest.raises(
+        CupelTypeError, match=r"policy must be None, a preset name, a cupel\.Policy or a cupel\.Pipeline"
+    ):
         select_messages(conversation(), 100, policy=42)  # type: ignore[arg-type]
 
 
@@ -162,3 +164,20 @@ def test_selection_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.messages = ()  # type: ignore[misc]
     assert isinstance(result.messages, tuple)
+
+
+def test_policy_may_be_a_preset_name_or_a_policy() -> None:
+    from cupel.policy import get_preset
+
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "first question " * 20},
+        {"role": "assistant", "content": "first answer " * 20},
+        {"role": "user", "content": "second question"},
+    ]
+    by_name = select_messages(messages, 80, policy="chat")
+    by_policy = select_messages(messages, 80, policy=get_preset("chat"))
+    default = select_messages(messages, 80)
+    assert by_name.messages == by_policy.messages == default.messages
+    with pytest.raises(InvalidConfigurationError, match="unknown"):
+        select_messages(messages, 80, policy="no-such-preset")

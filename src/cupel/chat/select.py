@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
 
 from cupel.chat.convert import messages_to_items, to_messages
 from cupel.chat.options import ChatOptions
@@ -12,18 +12,18 @@ from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
-from cupel.placers import ChronologicalPlacer
-from cupel.scorers import CompositeScorer, KindScorer, RecencyScorer
-from cupel.slicers import GreedySlice
 from cupel.tokens.base import CounterLike
+
+if TYPE_CHECKING:
+    from cupel.policy import Policy
 
 __all__ = ["ChatPolicy", "ChatSelection", "chat_pipeline", "resolve_budget", "select_messages"]
 
 M = TypeVar("M")
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
 
-ChatPolicy = Pipeline | None
-"""What ``policy`` accepts: ``None`` (the chat preset) or a :class:`~cupel.Pipeline`."""
+ChatPolicy = Union["Pipeline", "Policy", str, None]
+"""What ``policy`` accepts: ``None`` (the chat preset), a preset name, a Policy or a Pipeline."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,21 +45,27 @@ class ChatSelection(Generic[M]):
 
 
 def chat_pipeline() -> Pipeline:
-    """The chat preset: recency (weight 3) and kind (weight 1), greedy slicing, chronological order."""
-    return Pipeline(
-        CompositeScorer([(RecencyScorer(), 3), (KindScorer(), 1)]),
-        GreedySlice(),
-        ChronologicalPlacer(),
-    )
+    """The ``chat`` preset: recency (weight 3) and kind (weight 1), greedy slicing, chronological order."""
+    from cupel.policy import chat
+
+    return Pipeline.from_policy(chat())
 
 
 def _resolve_pipeline(policy: object) -> Pipeline:
-    """The one place a ``policy`` argument becomes a pipeline; new policy forms are added here."""
+    """The one place a ``policy`` argument becomes a pipeline: None, a Pipeline, a Policy or a preset name."""
+    from cupel.policy import Policy, get_preset
+
     if policy is None:
         return chat_pipeline()
     if isinstance(policy, Pipeline):
         return policy
-    raise CupelTypeError(f"policy must be None or a cupel.Pipeline, got {policy!r}")
+    if isinstance(policy, Policy):
+        return Pipeline.from_policy(policy)
+    if isinstance(policy, str):
+        return Pipeline.from_policy(get_preset(policy))
+    raise CupelTypeError(
+        f"policy must be None, a preset name, a cupel.Policy or a cupel.Pipeline, got {policy!r}"
+    )
 
 
 def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
