@@ -4,6 +4,19 @@ Build :class:`ContextItem` candidates, pick a :class:`ContextBudget`, and run a 
 scorer, a slicer and a placer. ``Pipeline.dry_run`` explains every inclusion and exclusion.
 """
 
+from cupel.analytics import (
+    ItemStatus,
+    PolicySensitivityDiffEntry,
+    PolicySensitivityReport,
+    budget_utilization,
+    find_min_budget_for,
+    get_marginal_items,
+    kind_diversity,
+    policy_sensitivity,
+    policy_sensitivity_from_pipelines,
+    quota_utilization,
+    timestamp_coverage,
+)
 from cupel.diagnostics import (
     BudgetExceeded,
     Deduplicated,
@@ -47,6 +60,23 @@ from cupel.model import (
 )
 from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
+from cupel.policy import (
+    Policy,
+    PolicyFileError,
+    UnknownPresetError,
+    dump_policy,
+    get_preset,
+    load_policy,
+    loads_policy,
+    policy_from_dict,
+    policy_to_dict,
+    preset_description,
+    preset_names,
+    register_placer,
+    register_scorer,
+    register_slicer,
+    save_policy,
+)
 from cupel.protocols import BatchScorer, Placer, Scorer, Slicer, TimeProvider
 from cupel.scorers import (
     CompositeScorer,
@@ -111,6 +141,7 @@ __all__ = [
     "IncludedItem",
     "InclusionReason",
     "InvalidConfigurationError",
+    "ItemStatus",
     "KindScorer",
     "KnapsackSlice",
     "MetadataKeyScorer",
@@ -125,6 +156,10 @@ __all__ = [
     "Pipeline",
     "PipelineStage",
     "Placer",
+    "Policy",
+    "PolicyFileError",
+    "PolicySensitivityDiffEntry",
+    "PolicySensitivityReport",
     "PriorityScorer",
     "QuotaCapExceeded",
     "QuotaEntry",
@@ -152,7 +187,28 @@ __all__ = [
     "TraceEvent",
     "UShapedPlacer",
     "UnknownExclusionReason",
+    "UnknownPresetError",
     "WindowCurve",
     "__version__",
+    "budget_utilization",
     "compute_effective_budget",
+    "dump_policy",
+    "find_min_budget_for",
+    "get_marginal_items",
+    "get_preset",
+    "kind_diversity",
+    "load_policy",
+    "loads_policy",
+    "policy_from_dict",
+    "policy_sensitivity",
+    "policy_sensitivity_from_pipelines",
+    "policy_to_dict",
+    "preset_description",
+    "preset_names",
+    "quota_utilization",
+    "register_placer",
+    "register_scorer",
+    "register_slicer",
+    "save_policy",
+    "timestamp_coverage",
 ]
