@@ -1,0 +1,140 @@
+"""``cupel explain``: why each item was included or left out, as text or a self-contained HTML report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from cupel.cli._common import (
+    CliError,
+    add_budget_arguments,
+    add_policy_argument,
+    add_tokenizer_argument,
+    load_candidates,
+    parse_budget,
+    pipeline_for,
+    resolve_counter,
+)
+from cupel.cli._html import render_html
+from cupel.diagnostics.report import SelectionReport
+from cupel.model import ContextBudget
+
+
+def register(subcommands: Any) -> None:
+    parser = subcommands.add_parser(
+        "explain",
+        help="show why each item was included or excluded",
+        description=(
+            "Run the selection with diagnostics and show the included items in placed order, the "
+            "excluded items with their reasons, and the budget. --html writes a self-contained report."
+        ),
+    )
+    parser.add_argument("items", metavar="ITEMS", help="JSON/JSONL file, or - for stdin")
+    add_budget_arguments(parser)
+    add_policy_argument(parser)
+    add_tokenizer_argument(parser)
+    parser.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
+    parser.add_argument("--width", type=int, default=60, help="content preview width (default 60)")
+    parser.set_defaults(handler=run)
+
+
+def explain_report(items_source: str, budget: ContextBudget, policy: str, tokenizer: str) -> SelectionReport:
+    candidates = load_candidates(items_source)
+    pipeline = pipeline_for(policy)
+    if candidates.messages is not None:
+        from cupel.chat import select_messages
+
+        return select_messages(
+            candidates.messages, budget, policy=pipeline, counter=resolve_counter(tokenizer)
+        ).report
+    assert candidates.items is not None
+    return pipeline.dry_run(candidates.items, budget)
+
+
+def run(args: argparse.Namespace) -> int:
+    budget = parse_budget(args.budget, args.reserve)
+    if args.width < 10:
+        raise CliError(f"--width must be at least 10, got {args.width}")
+    report = explain_report(args.items, budget, args.policy, args.tokenizer)
+    sys.stdout.write(render_text(report, budget, args.policy, args.width))
+    if args.html:
+        path = Path(args.html)
+        try:
+            path.write_text(render_html(report, budget, args.policy), encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"--html {args.html}: cannot write ({error.strerror})") from None
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def preview(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def budget_bar(report: SelectionReport, budget: ContextBudget, width: int = 40) -> str:
+    """``[▓▓███░░░│   ]``: pinned ▓, other included █, room to target ░, │ target, rest up to max."""
+    scale = max(budget.max_tokens, report.included_tokens, 1)
+    pinned = sum(entry.item.tokens for entry in report.included if entry.item.pinned)
+    used = report.included_tokens
+
+    def cells(tokens: int) -> int:
+        return round(width * tokens / scale)
+
+    pinned_cells = cells(pinned)
+    used_cells = max(cells(used), pinned_cells)
+    target_cell = min(cells(budget.target_tokens), width)
+    bar = []
+    for cell in range(width):
+        if cell < pinned_cells:
+            bar.append("▓")
+        elif cell < used_cells:
+            bar.append("█")
+        elif cell < target_cell:
+            bar.append("░")
+        else:
+            bar.append(" ")
+    if 0 <= target_cell < width:
+        bar[target_cell] = "│"
+    return "[" + "".join(bar) + "]"
+
+
+def render_text(report: SelectionReport, budget: ContextBudget, policy: str, width: int = 60) -> str:
+    used = report.included_tokens
+    pinned = sum(entry.item.tokens for entry in report.included if entry.item.pinned)
+    share = f" ({100 * pinned / used:.0f}%)" if used else ""
+    lines = [
+        f"{len(report.included)} of {report.total_candidates} candidates included · policy {policy}",
+        f"Budget {budget_bar(report, budget)} {used:,} used / {budget.target_tokens:,} target / "
+        f"{budget.max_tokens:,} max · pinned {pinned:,}{share}",
+        "",
+        "Included (placed order)",
+    ]
+    if report.included:
+        lines.append(f"  {'#':>3}  {'kind':<14}{'tokens':>7}  {'score':>6}  {'reason':<10}content")
+        for position, entry in enumerate(report.included, start=1):
+            lines.append(
+                f"  {position:>3}  {preview(str(entry.item.kind), 14):<14}{entry.item.tokens:>7}  "
+                f"{entry.score:>6.3f}  {entry.reason.value:<10}{preview(entry.item.content, width)}"
+            )
+    else:
+        lines.append("  (none)")
+    lines += ["", "Excluded (highest score first)"]
+    if report.excluded:
+        lines.append(f"  {'score':>6}  {'kind':<14}{'tokens':>7}  reason")
+        for excluded in report.excluded:
+            lines.append(
+                f"  {excluded.score:>6.3f}  {preview(str(excluded.item.kind), 14):<14}"
+                f"{excluded.item.tokens:>7}  {excluded.reason.describe()}"
+            )
+            lines.append(f"  {'':>6}  {preview(excluded.item.content, width + 22)}")
+    else:
+        lines.append("  (none)")
+    for shortfall in report.count_requirement_shortfalls:
+        lines.append(
+            f"Shortfall: kind {shortfall.kind} required {shortfall.required_count}, "
+            f"found {shortfall.satisfied_count}"
+        )
+    return "\n".join(lines) + "\n"

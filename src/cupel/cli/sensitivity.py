@@ -1,0 +1,97 @@
+"""``cupel sensitivity``: which items swing between policies."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cupel.cli._common import (
+    CliError,
+    add_budget_arguments,
+    add_policy_argument,
+    add_tokenizer_argument,
+    load_candidates,
+    parse_budget,
+    resolve_counter,
+    resolve_policy,
+)
+from cupel.cli.explain import preview
+
+
+def register(subcommands: Any) -> None:
+    parser = subcommands.add_parser(
+        "sensitivity",
+        help="compare policies: which items are included by some and excluded by others",
+        description="Run the same items through two or more policies and list the items that swing.",
+    )
+    parser.add_argument("items", metavar="ITEMS", help="JSON/JSONL file, or - for stdin")
+    add_budget_arguments(parser)
+    add_policy_argument(parser, repeat=True)
+    add_tokenizer_argument(parser)
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--width", type=int, default=60, help="content preview width (default 60)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cupel.analytics import policy_sensitivity
+
+    if len(args.policy) < 2:
+        raise CliError("give at least two --policy options to compare")
+    budget = parse_budget(args.budget, args.reserve)
+    variants = []
+    labels: set[str] = set()
+    for spec in args.policy:
+        label, policy = resolve_policy(spec)
+        if label in labels:
+            label = spec
+        labels.add(label)
+        variants.append((label, policy))
+    candidates = load_candidates(args.items)
+    if candidates.messages is not None:
+        from cupel.chat import messages_to_items
+
+        items = list(messages_to_items(candidates.messages, counter=resolve_counter(args.tokenizer)))
+    else:
+        assert candidates.items is not None
+        items = candidates.items
+    report = policy_sensitivity(items, budget, variants)
+    if args.format == "json":
+        payload = {
+            "variants": [
+                {"label": label, "included": [entry.item.content for entry in variant.included]}
+                for label, variant in report.variants
+            ],
+            "diffs": [
+                {
+                    "content": diff.content,
+                    "statuses": {label: status.value for label, status in diff.statuses},
+                }
+                for diff in report.diffs
+            ],
+        }
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    labels_in_order = [label for label, _ in report.variants]
+    lines = [
+        f"{len(report.diffs)} of {len(items)} items swing between {len(labels_in_order)} policies",
+        "",
+    ]
+    for label, variant in report.variants:
+        lines.append(f"  {label}: {len(variant.included)} included, {variant.included_tokens:,} tokens")
+    if report.diffs:
+        column = max(len(label) for label in labels_in_order)
+        lines += [
+            "",
+            "  " + "  ".join(label.ljust(max(column, 8)) for label in labels_in_order) + "  content",
+        ]
+        for diff in report.diffs:
+            marks = "  ".join(
+                ("included" if str(status.value).lower() == "included" else "-").ljust(max(column, 8))
+                for _, status in diff.statuses
+            )
+            lines.append(f"  {marks}  {preview(diff.content, args.width)}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
