@@ -10,9 +10,9 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cupel import _numeric
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
     Deduplicated,
@@ -39,6 +39,7 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
+from cupel.slicers.greedy import GreedySlice, greedy_select
 
 if TYPE_CHECKING:
     from cupel.policy.policy import Policy
@@ -248,22 +249,58 @@ class Pipeline:
             tracer.finish(PipelineStage.DEDUPLICATE, len(scoreable), len(survivors))
 
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
-        order = sorted(survivors, key=scores.__getitem__, reverse=True)
-        make = ScoredItem._make
-        sorted_scored = [make((scoreable[index], scores[index])) for index in order]
-        return _Prepared(pinned, pinned_tokens, sorted_scored)
+        order = _numeric.order_by_score(scores, survivors)
+        if order is None:
+            order = sorted(survivors, key=scores.__getitem__, reverse=True)
+        return _Prepared(pinned, pinned_tokens, scoreable, scores, order)
 
     def _select(
         self, prepared: _Prepared, budget: ContextBudget, tracer: _Tracer | None
     ) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
         pinned = prepared.pinned
-        pinned_tokens = prepared.pinned_tokens
-        sorted_scored = prepared.sorted_scored
-        make = ScoredItem._make
 
         # Stage 5: Slice against the effective budget.
-        effective = compute_effective_budget(budget, pinned_tokens)
+        effective = compute_effective_budget(budget, prepared.pinned_tokens)
+        if tracer is None and type(self.slicer) is GreedySlice:
+            # Untraced GreedySlice runs on the prepared index lists and never builds the scored list:
+            # the same function GreedySlice.slice runs, with far fewer objects touched.
+            scoreable = prepared.scoreable
+            scores = prepared.scores
+            chosen = greedy_select(prepared.order, prepared.tokens, scores, effective.target_tokens)
+            sliced = [scoreable[index] for index in chosen]
+            sliced_scores = [scores[index] for index in chosen]
+        else:
+            sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
+
+        # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
+        items = pinned + sliced
+        item_scores = [PINNED_SCORE] * len(pinned) + sliced_scores
+        merged_tokens = sum(item.tokens for item in items)
+        entering_place = len(items)
+        if merged_tokens > budget.target_tokens:
+            merged = [ScoredItem(item, score) for item, score in zip(items, item_scores, strict=True)]
+            merged = self._handle_overflow(merged, merged_tokens, budget, pinned, tracer)
+            items = [entry.item for entry in merged]
+            item_scores = [entry.score for entry in merged]
+        place_items = getattr(self.placer, "place_items", None)
+        if place_items is not None:
+            placed: list[ContextItem] = place_items(items, item_scores)
+        else:
+            make = ScoredItem._make
+            placed = self.placer.place([make(pair) for pair in zip(items, item_scores, strict=True)])
+        if len(placed) != len(items):
+            raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(items)}")
+        if tracer is not None:
+            self._trace_inclusions(tracer, placed, items, item_scores)
+            tracer.finish(PipelineStage.PLACE, entering_place, len(placed))
+        return placed
+
+    def _slice(
+        self, prepared: _Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
+    ) -> tuple[list[ContextItem], list[float]]:
+        """Stage 5 through the Slicer protocol: the selected items and their scores."""
+        sorted_scored = prepared.sorted_scored
         slice_exclusions: dict[int, ExclusionReason] = {}
         detailed = getattr(self.slicer, "slice_detailed", None) if tracer is not None else None
         if detailed is not None:
@@ -275,33 +312,20 @@ class Pipeline:
                 tracer.observer.on_shortfalls(outcome.shortfalls)
         else:
             sliced = self.slicer.slice(sorted_scored, effective)
+        # Scores are re-associated by identity (spec: Stage 5, Conformance Notes).
         score_by_id = {id(entry.item): entry.score for entry in sorted_scored}
         try:
-            sliced_scored = [make((item, score_by_id[id(item)])) for item in sliced]
+            sliced_scores = [score_by_id[id(item)] for item in sliced]
         except KeyError:
             raise CupelError(
                 f"{type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
             self._trace_slice_exclusions(
-                tracer, sorted_scored, sliced, slice_exclusions, budget, effective, pinned
+                tracer, sorted_scored, sliced, slice_exclusions, budget, effective, prepared.pinned
             )
-            tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced_scored))
-
-        # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
-        merged = [make((item, PINNED_SCORE)) for item in pinned]
-        merged.extend(sliced_scored)
-        merged_tokens = pinned_tokens + sum(entry.item.tokens for entry in sliced_scored)
-        entering_place = len(merged)
-        if merged_tokens > budget.target_tokens:
-            merged = self._handle_overflow(merged, merged_tokens, budget, pinned, tracer)
-        placed = self.placer.place(merged)
-        if len(placed) != len(merged):
-            raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(merged)}")
-        if tracer is not None:
-            self._trace_inclusions(tracer, placed, merged)
-            tracer.finish(PipelineStage.PLACE, entering_place, len(placed))
-        return placed
+            tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
+        return sliced, sliced_scores
 
     def _handle_overflow(
         self,
@@ -375,8 +399,10 @@ class Pipeline:
             tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
 
     @staticmethod
-    def _trace_inclusions(tracer: _Tracer, placed: list[ContextItem], merged: list[ScoredItem]) -> None:
-        score_by_id = {id(entry.item): entry.score for entry in merged}
+    def _trace_inclusions(
+        tracer: _Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
+    ) -> None:
+        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
         for item in placed:
             score = score_by_id[id(item)]
             if item.pinned:
@@ -442,13 +468,46 @@ class Pipeline:
         return find_min_budget_for(self, items, target_item, search_ceiling)
 
 
-@dataclass(frozen=True, slots=True)
 class _Prepared:
-    """The budget-independent part of a run: pinned items and the score-sorted candidates."""
+    """The budget-independent part of a run: pinned items and the candidates in score order.
 
-    pinned: list[ContextItem]
-    pinned_tokens: int
-    sorted_scored: list[ScoredItem]
+    ``order`` lists indices into ``scoreable``/``scores`` (score descending, index ascending);
+    ``sorted_scored`` and ``tokens`` are built on first use and kept for later budgets.
+    """
+
+    __slots__ = ("_sorted_scored", "_tokens", "order", "pinned", "pinned_tokens", "scoreable", "scores")
+
+    def __init__(
+        self,
+        pinned: list[ContextItem],
+        pinned_tokens: int,
+        scoreable: list[ContextItem],
+        scores: list[float],
+        order: list[int],
+    ) -> None:
+        self.pinned = pinned
+        self.pinned_tokens = pinned_tokens
+        self.scoreable = scoreable
+        self.scores = scores
+        self.order = order
+        self._sorted_scored: list[ScoredItem] | None = None
+        self._tokens: list[int] | None = None
+
+    @property
+    def sorted_scored(self) -> list[ScoredItem]:
+        if self._sorted_scored is None:
+            make = ScoredItem._make
+            scoreable = self.scoreable
+            scores = self.scores
+            self._sorted_scored = [make((scoreable[index], scores[index])) for index in self.order]
+        return self._sorted_scored
+
+    @property
+    def tokens(self) -> list[int]:
+        """Token counts of ``scoreable``, in input order."""
+        if self._tokens is None:
+            self._tokens = [item.tokens for item in self.scoreable]
+        return self._tokens
 
 
 def _check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:

@@ -13,16 +13,19 @@ class ChronologicalPlacer:
     __slots__ = ()
 
     def place(self, items: Sequence[ScoredItem]) -> list[ContextItem]:
-        timestamped: list[tuple[int, int]] = []
-        untimed: list[int] = []
-        for index, entry in enumerate(items):
-            key = entry.item._timestamp_us
-            if key is None:
-                untimed.append(index)
-            else:
-                timestamped.append((key, index))
-        timestamped.sort()
-        return [items[index].item for _, index in timestamped] + [items[index].item for index in untimed]
+        return self.place_items([entry.item for entry in items], [entry.score for entry in items])
+
+    def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
+        """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
+        keys = [item._timestamp_us for item in items]
+        timestamped = [index for index, key in enumerate(keys) if key is not None]
+        stamps = [0 if key is None else key for key in keys]
+        # sort() is stable, so equal timestamps keep their input order.
+        timestamped.sort(key=stamps.__getitem__)
+        placed = [items[index] for index in timestamped]
+        if len(placed) < len(items):
+            placed.extend(item for item, key in zip(items, keys, strict=True) if key is None)
+        return placed
 
     def __repr__(self) -> str:
         return "ChronologicalPlacer()"

@@ -16,20 +16,17 @@ class UShapedPlacer:
     __slots__ = ()
 
     def place(self, items: Sequence[ScoredItem]) -> list[ContextItem]:
-        count = len(items)
-        scores = [entry.score for entry in items]
-        ranked = sorted(range(count), key=scores.__getitem__, reverse=True)
-        result: list[ContextItem | None] = [None] * count
-        left = 0
-        right = count - 1
-        for rank, index in enumerate(ranked):
-            if rank % 2 == 0:
-                result[left] = items[index].item
-                left += 1
-            else:
-                result[right] = items[index].item
-                right -= 1
-        return result  # type: ignore[return-value]  # every slot is filled exactly once
+        return self.place_items([entry.item for entry in items], [entry.score for entry in items])
+
+    def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
+        """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
+        # Stable descending sort: ranks follow score, then input order.
+        ranked = sorted(range(len(items)), key=scores.__getitem__, reverse=True)
+        # Even ranks fill from the left edge inwards, odd ranks from the right edge inwards.
+        left = [items[index] for index in ranked[0::2]]
+        right = [items[index] for index in ranked[1::2]]
+        right.reverse()
+        return left + right
 
     def __repr__(self) -> str:
         return "UShapedPlacer()"

@@ -6,6 +6,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
+from cupel import _numeric
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
@@ -67,6 +68,9 @@ def rank_scores(keys: Sequence[int | None]) -> list[float]:
     An item's rank is the number of keyed items with a strictly smaller key; the score is
     ``rank / (keyed - 1)``, 1.0 for a lone keyed item and 0.0 for an item without a key.
     """
+    fast = _numeric.rank_scores(keys)
+    if fast is not None:
+        return fast
     present = sorted(key for key in keys if key is not None)
     count = len(present)
     if count <= 1:

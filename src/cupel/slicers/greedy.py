@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from cupel import _numeric
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers._base import SliceOutcome
@@ -12,13 +13,38 @@ from cupel.slicers._base import SliceOutcome
 _MAX_FLOAT = sys.float_info.max
 
 
-def _density_order(scored: Sequence[ScoredItem], tokens: list[int]) -> list[int]:
-    """Indices by value density descending, ties by index ascending; zero-token items first."""
-    densities = [
-        _MAX_FLOAT if count == 0 else entry.score / count for entry, count in zip(scored, tokens, strict=True)
-    ]
-    # sorted() with reverse=True is stable, so equal densities keep ascending index order.
-    return sorted(range(len(densities)), key=densities.__getitem__, reverse=True)
+def greedy_select(
+    order: Sequence[int],
+    tokens: Sequence[int],
+    scores: Sequence[float],
+    target: int,
+    skipped: list[tuple[int, int]] | None = None,
+) -> list[int]:
+    """GREEDY-SLICE on parallel lists; ``order`` holds the candidates' indices in their input order.
+
+    Returns the selected indices in greedy order: value density (score per token) descending, ties by
+    position in ``order``; zero-token items first. With ``skipped``, every index left out is appended
+    with the tokens remaining when it was considered.
+    """
+    if not order or target <= 0:
+        return []
+    by_density = _numeric.greedy_order(order, tokens, scores)
+    if by_density is None:
+        densities = [_MAX_FLOAT if tokens[index] == 0 else scores[index] / tokens[index] for index in order]
+        # sorted() with reverse=True is stable, so equal densities keep their position in ``order``.
+        positions = sorted(range(len(densities)), key=densities.__getitem__, reverse=True)
+        by_density = [order[position] for position in positions]
+    remaining = target
+    chosen: list[int] = []
+    for index in by_density:
+        count = tokens[index]
+        # Zero-token items always pass: remaining never drops below zero.
+        if count <= remaining:
+            chosen.append(index)
+            remaining -= count
+        elif skipped is not None:
+            skipped.append((index, remaining))
+    return chosen
 
 
 class GreedySlice:
@@ -31,40 +57,25 @@ class GreedySlice:
     __slots__ = ()
 
     def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
-        if not scored or budget.target_tokens <= 0:
-            return []
-        remaining = budget.target_tokens
         tokens = [entry.item.tokens for entry in scored]
-        chosen: list[int] = []
-        for index in _density_order(scored, tokens):
-            count = tokens[index]
-            if count <= remaining:
-                chosen.append(index)
-                remaining -= count
+        scores = [entry.score for entry in scored]
+        chosen = greedy_select(range(len(scored)), tokens, scores, budget.target_tokens)
         return [scored[index].item for index in chosen]
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
-        if not scored:
-            return SliceOutcome(())
-        remaining = budget.target_tokens
-        selected: list[ContextItem] = []
-        exclusions: list[tuple[ContextItem, ExclusionReason]] = []
-        if remaining <= 0:
-            exclusions = [
-                (entry.item, BudgetExceeded(entry.item.tokens, max(remaining, 0))) for entry in scored
-            ]
-            return SliceOutcome((), tuple(exclusions))
-        for index in _density_order(scored, [entry.item.tokens for entry in scored]):
-            item = scored[index].item
-            tokens = item.tokens
-            if tokens == 0:
-                selected.append(item)
-            elif tokens <= remaining:
-                selected.append(item)
-                remaining -= tokens
-            else:
-                exclusions.append((item, BudgetExceeded(tokens, remaining)))
-        return SliceOutcome(tuple(selected), tuple(exclusions))
+        target = budget.target_tokens
+        if target <= 0:
+            return SliceOutcome(
+                (), tuple((entry.item, BudgetExceeded(entry.item.tokens, 0)) for entry in scored)
+            )
+        tokens = [entry.item.tokens for entry in scored]
+        scores = [entry.score for entry in scored]
+        skipped: list[tuple[int, int]] = []
+        chosen = greedy_select(range(len(scored)), tokens, scores, target, skipped)
+        exclusions: list[tuple[ContextItem, ExclusionReason]] = [
+            (scored[index].item, BudgetExceeded(tokens[index], remaining)) for index, remaining in skipped
+        ]
+        return SliceOutcome(tuple(scored[index].item for index in chosen), tuple(exclusions))
 
     def __repr__(self) -> str:
         return "GreedySlice()"

@@ -1,0 +1,92 @@
+"""Optional numpy fast paths for the pipeline's whole-list steps (installed with ``pycupel[fast]``).
+
+Each function here has a plain-Python twin that defines its behaviour; results are identical (tests
+compare the two on random inputs). The pure-Python path runs when numpy is missing, for small lists, and
+for inputs numpy cannot represent exactly (integers beyond int64, NaN scores). Large lists are where it
+pays: Python-object sorts and lookups there are dominated by cache misses, not by the work itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from typing import Any
+
+#: Lists shorter than this stay in pure Python: below it, converting to arrays costs more than it saves.
+THRESHOLD = 4096
+
+_numpy: Any = None
+_numpy_checked = False
+
+
+def numpy_module() -> Any:
+    """numpy if it is installed (and not disabled with ``CUPEL_NO_NUMPY=1``), else None."""
+    global _numpy, _numpy_checked
+    if not _numpy_checked:
+        _numpy_checked = True
+        if not os.environ.get("CUPEL_NO_NUMPY"):
+            try:
+                _numpy = importlib.import_module("numpy")
+            except ImportError:
+                _numpy = None
+    return _numpy
+
+
+def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
+    """numpy twin of :func:`cupel.scorers._base.rank_scores`; None when it cannot be used exactly."""
+    np = numpy_module()
+    if np is None or len(keys) < THRESHOLD:
+        return None
+    missing = [key is None for key in keys]
+    try:
+        values = np.array([0 if key is None else key for key in keys], dtype=np.int64)
+    except OverflowError:
+        return None
+    absent = np.array(missing, dtype=bool)
+    present = np.sort(values[~absent])
+    count = len(present)
+    if count <= 1:
+        return None
+    # The rank is the number of keyed items with a strictly smaller key.
+    ranks = np.searchsorted(present, values, side="left")
+    scores = ranks / (count - 1)
+    scores[absent] = 0.0
+    result: list[float] = scores.tolist()
+    return result
+
+
+def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int] | None:
+    """``sorted(indices, key=scores.__getitem__, reverse=True)`` (a stable sort), or None."""
+    np = numpy_module()
+    if np is None or len(indices) < THRESHOLD:
+        return None
+    values = np.array(scores, dtype=np.float64)[np.array(indices, dtype=np.intp)]
+    if np.isnan(values).any():
+        return None  # Python's ordering of NaN is what the pure path defines
+    # A stable ascending sort of the negated scores keeps equal scores in index order.
+    positions = np.argsort(-values, kind="stable")
+    result: list[int] = np.array(indices, dtype=np.intp)[positions].tolist()
+    return result
+
+
+def greedy_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]) -> list[int] | None:
+    """Candidates of ``order`` by value density descending (ties by position in ``order``), or None."""
+    np = numpy_module()
+    if np is None or len(order) < THRESHOLD:
+        return None
+    index = np.array(order, dtype=np.intp)
+    try:
+        counts = np.array(tokens, dtype=np.int64)[index]
+    except OverflowError:
+        return None
+    values = np.array(scores, dtype=np.float64)[index]
+    if np.isnan(values).any() or (np.abs(counts) > 2**53).any():
+        return None
+    zero = counts == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        densities = values / counts
+    densities[zero] = np.finfo(np.float64).max
+    positions = np.argsort(-densities, kind="stable")
+    result: list[int] = index[positions].tolist()
+    return result

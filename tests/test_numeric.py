@@ -1,0 +1,102 @@
+"""The numpy fast paths give exactly the pure-Python results (the pure path defines the behaviour)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cupel import (
+    ChronologicalPlacer,
+    CompositeScorer,
+    ContextBudget,
+    ContextItem,
+    GreedySlice,
+    KindScorer,
+    Pipeline,
+    PriorityScorer,
+    RecencyScorer,
+    _numeric,
+)
+from cupel.scorers._base import rank_scores
+from cupel.slicers.greedy import greedy_select
+from tests.strategies import budgets, item_lists
+
+numpy = pytest.importorskip("numpy", reason="the numpy fast paths need numpy (pycupel[fast])")
+
+
+@pytest.fixture(scope="module")
+def always_fast() -> Iterator[None]:
+    """Use the numpy paths even for the short lists Hypothesis generates."""
+    saved = _numeric.THRESHOLD
+    _numeric.THRESHOLD = 0
+    yield
+    _numeric.THRESHOLD = saved
+
+
+def pure(function, *args):  # type: ignore[no-untyped-def]
+    saved = _numeric._numpy, _numeric._numpy_checked
+    _numeric._numpy, _numeric._numpy_checked = None, True
+    try:
+        return function(*args)
+    finally:
+        _numeric._numpy, _numeric._numpy_checked = saved
+
+
+keys = st.lists(st.one_of(st.none(), st.integers(-(2**40), 2**40), st.integers(0, 5)), max_size=60)
+
+
+@given(values=keys)
+def test_rank_scores_match(values: list[int | None], always_fast: None) -> None:
+    assert rank_scores(values) == pure(rank_scores, values)
+    if sum(value is not None for value in values) > 1:
+        assert _numeric.rank_scores(values) is not None  # the fast path really ran
+
+
+def test_rank_scores_beyond_int64_fall_back(always_fast: None) -> None:
+    values: list[int | None] = [2**70, 1, None, 5]
+    assert _numeric.rank_scores(values) is None
+    assert rank_scores(values) == pure(rank_scores, values)
+
+
+scores = st.floats(allow_nan=False, min_value=-2.0, max_value=2.0) | st.sampled_from([0.0, -0.0, 0.5, 1e-300])
+
+
+@given(
+    rows=st.lists(st.tuples(scores, st.integers(0, 40)), max_size=60),
+    target=st.integers(-5, 500),
+)
+def test_greedy_matches(rows: list[tuple[float, int]], target: int, always_fast: None) -> None:
+    values = [score for score, _ in rows]
+    tokens = [count for _, count in rows]
+    order = sorted(range(len(rows)), key=values.__getitem__, reverse=True)
+    assert _numeric.order_by_score(values, list(range(len(rows)))) == (order if rows else [])
+    assert _numeric.greedy_order(order, tokens, values) is not None
+    assert greedy_select(order, tokens, values, target) == pure(greedy_select, order, tokens, values, target)
+
+
+def test_nan_scores_use_the_pure_path(always_fast: None) -> None:
+    assert _numeric.order_by_score([0.5, float("nan")], [0, 1]) is None
+    assert _numeric.greedy_order([0, 1], [3, 4], [float("nan"), 0.1]) is None
+
+
+PIPELINE = Pipeline(
+    CompositeScorer([(RecencyScorer(), 2), (PriorityScorer(), 1), (KindScorer(), 1)]),
+    GreedySlice(),
+    ChronologicalPlacer(),
+)
+
+
+@given(items=item_lists(max_size=40), budget=budgets())
+def test_pipeline_output_identical_with_and_without_numpy(
+    items: list[ContextItem], budget: ContextBudget, always_fast: None
+) -> None:
+    try:
+        fast = PIPELINE.run(items, budget)
+    except Exception as error:
+        with pytest.raises(type(error)):
+            pure(PIPELINE.run, items, budget)
+        return
+    assert [id(item) for item in fast] == [id(item) for item in pure(PIPELINE.run, items, budget)]
