@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
+from cupel._wire_format import WireFormat
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 __all__ = [
@@ -191,7 +192,7 @@ def _require_int(owner: str, name: str, value: object, *, optional: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False, init=False)
-class ContextItem:
+class ContextItem(WireFormat):
     """One candidate for the context window (spec: ContextItem).
 
     Items compare and hash by identity, as the spec does wherever it matches items (FrequencyScorer
@@ -199,6 +200,7 @@ class ContextItem:
     :meth:`replace`.
     """
 
+    _wire: ClassVar[str] = "item"
     content: str
     tokens: int
     kind: ContextKind
@@ -295,40 +297,15 @@ class ContextItem:
         tokens = values.pop("tokens")
         return ContextItem(content, tokens, **values)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON wire form (see :mod:`cupel.wire`)."""
-        from cupel import wire
-
-        return wire.item_to_dict(self)
-
-    def to_json(self, *, indent: int | None = None) -> str:
-        from cupel import wire
-
-        return wire.dumps(wire.item_to_dict(self), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ContextItem:
-        """Read the JSON wire form; errors name the offending field."""
-        from cupel import wire
-
-        return wire.item_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> ContextItem:
-        import json
-
-        from cupel import wire
-
-        return wire.item_from_dict(json.loads(text))
-
 
 _ITEM_FIELDS = frozenset(f.name for f in dataclasses.fields(ContextItem) if not f.name.startswith("_"))
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class ContextBudget:
+class ContextBudget(WireFormat):
     """Token budget constraints, validated at construction (spec: ContextBudget)."""
 
+    _wire: ClassVar[str] = "budget"
     max_tokens: int
     target_tokens: int
     output_reserve: int
@@ -413,32 +390,6 @@ class ContextBudget:
             raise CupelTypeError(f"ContextBudget has no field(s) {sorted(unknown)}")
         values.update(changes)
         return ContextBudget(max_tokens, target_tokens, **values)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON wire form (see :mod:`cupel.wire`)."""
-        from cupel import wire
-
-        return wire.budget_to_dict(self)
-
-    def to_json(self, *, indent: int | None = None) -> str:
-        from cupel import wire
-
-        return wire.dumps(wire.budget_to_dict(self), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ContextBudget:
-        """Read the JSON wire form; errors name the offending field."""
-        from cupel import wire
-
-        return wire.budget_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> ContextBudget:
-        import json
-
-        from cupel import wire
-
-        return wire.budget_from_dict(json.loads(text))
 
 
 class ScoredItem(NamedTuple):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cupel import _numeric
+from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
     Deduplicated,
@@ -62,11 +63,6 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
         effective_target = math.floor(effective_target * multiplier)
         effective_target = min(effective_target, effective_max)
     return ContextBudget(effective_max, effective_target)
-
-
-def _check_component(role: str, value: object, method: str) -> None:
-    if not callable(getattr(value, method, None)):
-        raise CupelTypeError(f"Pipeline.{role} must have a {method}() method, got {value!r}")
 
 
 class _Tracer:
@@ -135,18 +131,11 @@ class Pipeline:
         overflow_strategy: OverflowStrategy = OverflowStrategy.THROW,
         on_overflow: Callable[[OverflowEvent], None] | None = None,
     ) -> None:
-        _check_component("scorer", scorer, "score")
-        _check_component("slicer", slicer, "slice")
-        _check_component("placer", placer, "place")
-        if not isinstance(deduplication, bool):
-            raise CupelTypeError(f"Pipeline.deduplication must be a bool, got {deduplication!r}")
-        try:
-            strategy = OverflowStrategy(overflow_strategy)
-        except ValueError:
-            raise CupelTypeError(
-                "Pipeline.overflow_strategy must be an OverflowStrategy "
-                f"({', '.join(s.value for s in OverflowStrategy)}), got {overflow_strategy!r}"
-            ) from None
+        check_component("Pipeline", "scorer", scorer, "score")
+        check_component("Pipeline", "slicer", slicer, "slice")
+        check_component("Pipeline", "placer", placer, "place")
+        check_bool("Pipeline", "deduplication", deduplication)
+        strategy = coerce_overflow_strategy(overflow_strategy, "Pipeline.overflow_strategy")
         if on_overflow is not None and not callable(on_overflow):
             raise CupelTypeError(f"Pipeline.on_overflow must be callable, got {on_overflow!r}")
         self.scorer = scorer
@@ -425,14 +414,7 @@ class Pipeline:
 
         if not isinstance(policy, Policy):
             raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
-        return cls(
-            policy.scorer,
-            policy.slicer,
-            policy.placer,
-            deduplication=policy.deduplication,
-            overflow_strategy=policy.overflow_strategy,
-            on_overflow=on_overflow,
-        )
+        return policy.build_pipeline(on_overflow=on_overflow)
 
     @property
     def policy(self) -> Policy:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ClassVar
 
+from cupel._wire_format import WireFormat
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import TraceEvent
 from cupel.model import ContextItem
@@ -35,44 +35,19 @@ class ExcludedItem:
 
 
 @dataclass(frozen=True, slots=True)
-class SelectionReport:
+class SelectionReport(WireFormat):
     """Everything one run decided: included in placed order, excluded by score descending.
 
     Every candidate appears exactly once across ``included`` and ``excluded``.
     """
 
+    _wire: ClassVar[str] = "report"
     events: tuple[TraceEvent, ...]
     included: tuple[IncludedItem, ...]
     excluded: tuple[ExcludedItem, ...]
     total_candidates: int
     total_tokens_considered: int
     count_requirement_shortfalls: tuple[CountRequirementShortfall, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON wire form (see :mod:`cupel.wire`)."""
-        from cupel import wire
-
-        return wire.report_to_dict(self)
-
-    def to_json(self, *, indent: int | None = None) -> str:
-        from cupel import wire
-
-        return wire.dumps(wire.report_to_dict(self), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SelectionReport:
-        """Read the JSON wire form; errors name the offending field."""
-        from cupel import wire
-
-        return wire.report_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> SelectionReport:
-        import json
-
-        from cupel import wire
-
-        return wire.report_from_dict(json.loads(text))
 
     @property
     def items(self) -> list[ContextItem]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
+from cupel._wire_format import WireFormat
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
@@ -45,13 +46,14 @@ class TraceDetailLevel(IntEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class TraceEvent:
+class TraceEvent(WireFormat):
     """One observation: a stage's duration and output count, or one item's decision.
 
     ``stage`` is a :class:`PipelineStage`, or a plain string for a stage read from JSON that this
     version does not know. Item-level events have ``duration_ms == 0.0`` and ``item_count == 1``.
     """
 
+    _wire: ClassVar[str] = "event"
     stage: PipelineStage | str
     duration_ms: float
     item_count: int
@@ -63,66 +65,15 @@ class TraceEvent:
         if isinstance(self.item_count, bool) or not isinstance(self.item_count, int):
             raise CupelTypeError(f"TraceEvent.item_count must be an int, got {self.item_count!r}")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON wire form (see :mod:`cupel.wire`)."""
-        from cupel import wire
-
-        return wire.event_to_dict(self)
-
-    def to_json(self, *, indent: int | None = None) -> str:
-        from cupel import wire
-
-        return wire.dumps(wire.event_to_dict(self), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TraceEvent:
-        """Read the JSON wire form; errors name the offending field."""
-        from cupel import wire
-
-        return wire.event_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> TraceEvent:
-        import json
-
-        from cupel import wire
-
-        return wire.event_from_dict(json.loads(text))
-
 
 @dataclass(frozen=True, slots=True)
-class OverflowEvent:
+class OverflowEvent(WireFormat):
     """Produced only under OverflowStrategy.PROCEED when the merged selection exceeds the target."""
 
+    _wire: ClassVar[str] = "overflow"
     tokens_over_budget: int
     overflowing_items: tuple[ContextItem, ...]
     budget: ContextBudget
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON wire form (see :mod:`cupel.wire`)."""
-        from cupel import wire
-
-        return wire.overflow_to_dict(self)
-
-    def to_json(self, *, indent: int | None = None) -> str:
-        from cupel import wire
-
-        return wire.dumps(wire.overflow_to_dict(self), indent=indent)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> OverflowEvent:
-        """Read the JSON wire form; errors name the offending field."""
-        from cupel import wire
-
-        return wire.overflow_from_dict(data)
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> OverflowEvent:
-        import json
-
-        from cupel import wire
-
-        return wire.overflow_from_dict(json.loads(text))
 
 
 @runtime_checkable

@@ -14,31 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
 from cupel.protocols import Placer, Scorer, Slicer
 
-__all__ = ["Policy", "coerce_overflow_strategy"]
-
-
-def coerce_overflow_strategy(value: object, owner: str = "Policy.overflow_strategy") -> OverflowStrategy:
-    """An :class:`OverflowStrategy`, or its value as a string in any letter case."""
-    if isinstance(value, OverflowStrategy):
-        return value
-    if isinstance(value, str):
-        try:
-            return OverflowStrategy(value.strip().lower())
-        except ValueError:
-            pass
-    known = ", ".join(repr(strategy.value) for strategy in OverflowStrategy)
-    raise CupelTypeError(f"{owner} must be an OverflowStrategy ({known}), got {value!r}")
-
-
-def _check_component(role: str, value: object, method: str) -> None:
-    if not callable(getattr(value, method, None)):
-        raise CupelTypeError(f"Policy.{role} must have a {method}() method, got {value!r}")
+__all__ = ["Policy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +40,12 @@ class Policy:
     overflow_strategy: OverflowStrategy = OverflowStrategy.THROW
 
     def __post_init__(self) -> None:
-        _check_component("scorer", self.scorer, "score")
-        _check_component("slicer", self.slicer, "slice")
-        _check_component("placer", self.placer, "place")
-        if not isinstance(self.deduplication, bool):
-            raise CupelTypeError(f"Policy.deduplication must be a bool, got {self.deduplication!r}")
-        object.__setattr__(self, "overflow_strategy", coerce_overflow_strategy(self.overflow_strategy))
+        check_component("Policy", "scorer", self.scorer, "score")
+        check_component("Policy", "slicer", self.slicer, "slice")
+        check_component("Policy", "placer", self.placer, "place")
+        check_bool("Policy", "deduplication", self.deduplication)
+        strategy = coerce_overflow_strategy(self.overflow_strategy, "Policy.overflow_strategy")
+        object.__setattr__(self, "overflow_strategy", strategy)
 
     def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
         """A :class:`~cupel.pipeline.Pipeline` configured exactly as this policy says."""
