@@ -6,7 +6,27 @@ from datetime import UTC, datetime, timedelta
 
 from hypothesis import strategies as st
 
-from cupel import ContextBudget, ContextItem
+from cupel import (
+    ChronologicalPlacer,
+    CompositeScorer,
+    ContextBudget,
+    ContextItem,
+    CountQuotaEntry,
+    CountQuotaSlice,
+    FrequencyScorer,
+    GreedySlice,
+    KindScorer,
+    KnapsackSlice,
+    OverflowStrategy,
+    Pipeline,
+    PriorityScorer,
+    QuotaSet,
+    QuotaSlice,
+    RecencyScorer,
+    ReflexiveScorer,
+    ScaledScorer,
+    UShapedPlacer,
+)
 
 KINDS = ["Message", "message", "Document", "ToolOutput", "Memory", "SystemPrompt", "Scratchpad"]
 TAGS = ["a", "A", "b", "c", "Important", "important", "x"]
@@ -61,3 +81,41 @@ def budgets(draw: st.DrawFn) -> ContextBudget:
         output_reserve=reserve,
         estimation_safety_margin_percent=draw(st.sampled_from([0.0, 0.0, 5.0, 12.5])),
     )
+
+
+#: Pipelines the property tests run: every built-in slicer, both placers, each overflow strategy.
+SAMPLE_PIPELINES = [
+    Pipeline(
+        CompositeScorer([(RecencyScorer(), 2), (PriorityScorer(), 1), (KindScorer(), 1)]),
+        GreedySlice(),
+        ChronologicalPlacer(),
+    ),
+    Pipeline(
+        ScaledScorer(FrequencyScorer()),
+        GreedySlice(),
+        UShapedPlacer(),
+        overflow_strategy=OverflowStrategy.TRUNCATE,
+    ),
+    Pipeline(
+        ReflexiveScorer(),
+        GreedySlice(),
+        UShapedPlacer(),
+        deduplication=False,
+        overflow_strategy=OverflowStrategy.PROCEED,
+    ),
+    Pipeline(PriorityScorer(), KnapsackSlice(bucket_size=10), ChronologicalPlacer()),
+    Pipeline(
+        KindScorer(),
+        QuotaSlice(QuotaSet([("Message", 10, 60), ("Document", 0, 30)]), GreedySlice()),
+        UShapedPlacer(),
+        overflow_strategy=OverflowStrategy.TRUNCATE,
+    ),
+    Pipeline(
+        RecencyScorer(),
+        CountQuotaSlice(
+            [CountQuotaEntry("Memory", 1, 2), CountQuotaEntry("ToolOutput", 0, 1)], GreedySlice()
+        ),
+        ChronologicalPlacer(),
+        overflow_strategy=OverflowStrategy.PROCEED,
+    ),
+]

@@ -14,26 +14,21 @@ from hypothesis import strategies as st
 from cupel import (
     BudgetOverflowError,
     ChronologicalPlacer,
-    CompositeScorer,
     ContextBudget,
     ContextItem,
     CupelError,
     CupelTypeError,
-    FrequencyScorer,
     GreedySlice,
-    KindScorer,
     OverflowEvent,
     OverflowStrategy,
     PinnedItemsExceedBudgetError,
     Pipeline,
     PriorityScorer,
     RecencyScorer,
-    ReflexiveScorer,
-    ScaledScorer,
     ScoredItem,
-    UShapedPlacer,
     compute_effective_budget,
 )
+from tests.strategies import SAMPLE_PIPELINES as PIPELINES
 from tests.strategies import budgets, item_lists
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -195,28 +190,6 @@ class TestComponents:
         item = ContextItem("a", 1, timestamp=T0)
         out = recency_pipeline(deduplication=False).run([item, item], ContextBudget(10, 10))
         assert out == [item, item]
-
-
-PIPELINES = [
-    Pipeline(
-        CompositeScorer([(RecencyScorer(), 2), (PriorityScorer(), 1), (KindScorer(), 1)]),
-        GreedySlice(),
-        ChronologicalPlacer(),
-    ),
-    Pipeline(
-        ScaledScorer(FrequencyScorer()),
-        GreedySlice(),
-        UShapedPlacer(),
-        overflow_strategy=OverflowStrategy.TRUNCATE,
-    ),
-    Pipeline(
-        ReflexiveScorer(),
-        GreedySlice(),
-        UShapedPlacer(),
-        deduplication=False,
-        overflow_strategy=OverflowStrategy.PROCEED,
-    ),
-]
 
 
 def _snapshot(items: list[ContextItem]) -> list[tuple[object, ...]]:

@@ -7,32 +7,27 @@ from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.strategies import SAMPLE_PIPELINES as PIPELINES
 from tests.strategies import budgets, item_lists
 
 from cupel import (
     BudgetExceeded,
     BudgetOverflowError,
     ChronologicalPlacer,
-    CompositeScorer,
     ContextBudget,
     ContextItem,
     Deduplicated,
-    FrequencyScorer,
     GreedySlice,
     InclusionReason,
     KindScorer,
     NegativeTokens,
-    OverflowStrategy,
     PinnedItemsExceedBudgetError,
     PinnedOverride,
     Pipeline,
     PriorityScorer,
     RecencyScorer,
-    ReflexiveScorer,
-    ScaledScorer,
     ScoredItem,
     SelectionReport,
-    UShapedPlacer,
 )
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -107,28 +102,6 @@ def test_item_too_big_even_without_pinned_is_budget_exceeded() -> None:
         items, ContextBudget(1000, 100)
     )
     assert report.excluded[0].reason == BudgetExceeded(500, 90)
-
-
-PIPELINES = [
-    Pipeline(
-        CompositeScorer([(RecencyScorer(), 2), (PriorityScorer(), 1), (KindScorer(), 1)]),
-        GreedySlice(),
-        ChronologicalPlacer(),
-    ),
-    Pipeline(
-        ScaledScorer(FrequencyScorer()),
-        GreedySlice(),
-        UShapedPlacer(),
-        overflow_strategy=OverflowStrategy.TRUNCATE,
-    ),
-    Pipeline(
-        ReflexiveScorer(),
-        GreedySlice(),
-        UShapedPlacer(),
-        deduplication=False,
-        overflow_strategy=OverflowStrategy.PROCEED,
-    ),
-]
 
 
 @given(items=item_lists(allow_negative=True), budget=budgets(), which=st.integers(0, len(PIPELINES) - 1))
