@@ -154,3 +154,14 @@ def test_cli_html_option_writes_the_report(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     text = out.read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "<script>" not in text
+
+
+def test_long_content_is_folded_but_complete() -> None:
+    long_text = "<b>" + "x" * 1000 + "</b>"
+    item = ContextItem(long_text, 900)
+    big = Pipeline(ReflexiveScorer(), GreedySlice(), UShapedPlacer()).dry_run(
+        [item], ContextBudget(1000, 100)
+    )
+    page = render_html(big, ContextBudget(1000, 100), "rag")
+    assert "<details><summary>show all 1,007 characters</summary>" in page
+    assert page.count("&lt;b&gt;") == 2 and "<b>" not in page

@@ -34,6 +34,7 @@ td.content{font-family:ui-monospace,Menlo,Consolas,monospace}
 .target{position:absolute;top:-2px;bottom:-2px;width:2px;background:#1d2430}
 svg text{font:11px system-ui,sans-serif;fill:#3b4556}
 .reason{font-weight:600}
+summary{cursor:pointer;color:#4e79a7;font-family:system-ui,sans-serif}
 """
 
 
@@ -127,12 +128,25 @@ def _score_plot(report: SelectionReport, colours: dict[str, str]) -> str:
     return "".join(parts)
 
 
+_PREVIEW_CHARS = 400
+
+
+def _content(text: str) -> str:
+    """Escaped item text; long text is folded into a <details> element (no script needed)."""
+    if len(text) <= _PREVIEW_CHARS:
+        return escape(text)
+    return (
+        f"{escape(text[:_PREVIEW_CHARS])}…<details><summary>show all {len(text):,} characters</summary>"
+        f"{escape(text)}</details>"
+    )
+
+
 def _included_table(report: SelectionReport) -> str:
     rows = "".join(
         f'<tr><td class="num">{position}</td><td>{escape(str(entry.item.kind))}</td>'
         f'<td class="num">{entry.item.tokens:,}</td><td class="num">{entry.score:.3f}</td>'
         f'<td class="reason">{escape(entry.reason.value)}</td>'
-        f'<td class="content">{escape(entry.item.content)}</td></tr>'
+        f'<td class="content">{_content(entry.item.content)}</td></tr>'
         for position, entry in enumerate(report.included, start=1)
     )
     return (
@@ -150,7 +164,7 @@ def _excluded_table(report: SelectionReport) -> str:
         f'<td class="num">{entry.item.tokens:,}</td>'
         f'<td><span class="reason">{escape(entry.reason.name)}</span><br>'
         f"{escape(entry.reason.describe())}</td>"
-        f'<td class="content">{escape(entry.item.content)}</td></tr>'
+        f'<td class="content">{_content(entry.item.content)}</td></tr>'
         for entry in report.excluded
     )
     return (
