@@ -172,23 +172,24 @@ def add_tokenizer_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def resolve_policy(spec: str) -> tuple[str, Any]:
-    """A preset name or a policy file path -> (label, Policy)."""
+def resolve_policy(spec: str, option: str = "--policy") -> tuple[str, Any]:
+    """A preset name or a policy file path -> (label, Policy); errors are prefixed with ``option``."""
     from cupel.policy import get_preset, load_policy, preset_names
 
+    prefix = f"{option}: " if option else ""
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json") or path.exists():
         if not path.is_file():
-            raise CliError(f"--policy: {spec}: no such file")
+            raise CliError(f"{prefix}{spec}: no such file")
         try:
             return path.stem, load_policy(path)
         except CupelError as error:
-            raise CliError(f"--policy {spec}: {error}") from None
+            raise CliError(f"{prefix}{spec}: {error}") from None
     try:
         return spec, get_preset(spec)
     except (CupelError, KeyError):
         raise CliError(
-            f"--policy: unknown policy {spec!r}; known presets: {', '.join(preset_names())}"
+            f"{prefix}unknown policy {spec!r}; known presets: {', '.join(preset_names())}"
         ) from None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from typing import Any
 
@@ -21,6 +22,13 @@ def register(subcommands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("tomli") is None:
+        # Vectors are TOML 1.1 (date-times may omit seconds), which the standard library cannot read.
+        print(
+            "cupel conformance: reading vectors needs a TOML 1.1 parser: pip install 'pycupel[toml]'",
+            file=sys.stderr,
+        )
+        return 2
     try:
         paths = discover_vectors(args.paths)
     except FileNotFoundError as error:

@@ -34,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.name is None:
         raise CliError("`cupel policies show` needs a preset name or a policy file")
-    _, policy = resolve_policy(args.name)
+    _, policy = resolve_policy(args.name, option="")
     sys.stdout.write(dump_policy(policy, args.format).rstrip("\n") + "\n")
     return 0
