@@ -66,7 +66,7 @@ from cupel.policy import (
     unregister_scorer,
     unregister_slicer,
 )
-from cupel.policy.files import toml_dumps
+from cupel.policy._toml_writer import toml_dumps
 from cupel.slicers import (
     CountConstrainedKnapsackSlice,
     CountQuotaEntry,
@@ -757,7 +757,7 @@ def test_schema_lists_exactly_the_built_in_types_and_their_keys() -> None:
         for name in names:
             properties = set(defs[f"{role}.{name}"]["properties"])
             expected = {"type", "weight"} if role == "scorer" else {"type"}
-            from cupel.policy.files import _PLACERS, _SCORERS, _SLICERS
+            from cupel.policy.registry import _PLACERS, _SCORERS, _SLICERS
 
             registry = {"scorer": _SCORERS, "slicer": _SLICERS, "placer": _PLACERS}[role]
             entry = registry.get(name)

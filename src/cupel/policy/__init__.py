@@ -2,30 +2,24 @@
 
 ``Policy`` (:mod:`cupel.policy.policy`), the presets ``chat``, ``code_review``, ``rag``,
 ``document_qa``, ``tool_use``, ``long_running`` and ``debugging`` (:mod:`cupel.policy.presets`), and
-TOML/JSON policy files (:mod:`cupel.policy.files`). See ``docs/policies.md``.
+TOML/JSON policy files (:mod:`cupel.policy.files`, with their component types in
+:mod:`cupel.policy.registry`, durations in :mod:`cupel.policy.durations` and
+:class:`PolicyFileError` in :mod:`cupel.policy.errors`). See ``docs/policies.md``.
 """
 
+from cupel.policy.durations import format_duration, parse_duration
+from cupel.policy.errors import PolicyFileError
 from cupel.policy.files import (
     FORMAT_VERSION,
     MissingTomlReaderError,
-    PolicyFileError,
     PolicyFormat,
     dump_policy,
-    format_duration,
     load_policy,
     loads_policy,
-    parse_duration,
     policy_from_dict,
     policy_schema,
     policy_to_dict,
-    register_placer,
-    register_scorer,
-    register_slicer,
-    registered_types,
     save_policy,
-    unregister_placer,
-    unregister_scorer,
-    unregister_slicer,
 )
 from cupel.policy.policy import Policy
 from cupel.policy.presets import (
@@ -40,6 +34,15 @@ from cupel.policy.presets import (
     preset_names,
     rag,
     tool_use,
+)
+from cupel.policy.registry import (
+    register_placer,
+    register_scorer,
+    register_slicer,
+    registered_types,
+    unregister_placer,
+    unregister_scorer,
+    unregister_slicer,
 )
 
 __all__ = [

@@ -1,0 +1,68 @@
+"""Durations in policy files: seconds, or strings such as ``"90s"``, ``"1h30m"`` and ``"1.5d"``."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from decimal import Decimal
+
+from cupel.errors import InvalidConfigurationError
+from cupel.policy._values import _number, _show
+from cupel.policy.errors import PolicyFileError
+
+__all__ = ["format_duration", "parse_duration"]
+
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:us|ms|d|h|m|s))+")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(us|ms|d|h|m|s)")
+_MICROSECONDS = {
+    "d": 86_400_000_000,
+    "h": 3_600_000_000,
+    "m": 60_000_000,
+    "s": 1_000_000,
+    "ms": 1_000,
+    "us": 1,
+}
+
+
+def parse_duration(value: object, path: str = "duration") -> timedelta:
+    """A positive duration: seconds as a number, or a string such as ``"90s"``, ``"1h30m"``, ``"1.5d"``.
+
+    Units: ``d``, ``h``, ``m``, ``s``, ``ms``, ``us``. String durations must be whole microseconds.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if not _DURATION.fullmatch(text):
+            raise PolicyFileError(
+                path,
+                'must be a duration such as "30m", "1h30m" or "2d" (units d, h, m, s, ms, us), '
+                f"got {_show(value)}",
+            )
+        total = sum(
+            (Decimal(number) * _MICROSECONDS[unit] for number, unit in _DURATION_PART.findall(text)),
+            Decimal(0),
+        )
+        if total != total.to_integral_value():
+            raise PolicyFileError(path, f"must be a whole number of microseconds, got {_show(value)}")
+        result = timedelta(microseconds=int(total))
+    else:
+        seconds = _number(value, path, above=0.0)
+        try:
+            result = timedelta(seconds=seconds)
+        except OverflowError:
+            raise PolicyFileError(path, f"is too long, got {_show(value)}") from None
+    if result <= timedelta(0):
+        raise PolicyFileError(path, f"must be greater than zero, got {_show(value)}")
+    return result
+
+
+def format_duration(duration: timedelta) -> str:
+    """The canonical string form :func:`parse_duration` reads back exactly: ``"1h30m"``."""
+    remaining = duration // timedelta(microseconds=1)
+    if remaining <= 0:
+        raise InvalidConfigurationError(f"a policy duration must be positive, got {duration}")
+    parts: list[str] = []
+    for unit, size in _MICROSECONDS.items():
+        count, remaining = divmod(remaining, size)
+        if count:
+            parts.append(f"{count}{unit}")
+    return "".join(parts)
