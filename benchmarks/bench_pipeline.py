@@ -65,7 +65,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     results = {
-        name: {size: median_ms(pipeline, size, args.repeat if size < 100_000 else 3) for size in sizes}
+        name: {size: median_ms(pipeline, size, args.repeat if size < 100_000 else 5) for size in sizes}
         for name, pipeline in PIPELINES.items()
     }
     if args.json:

@@ -77,6 +77,15 @@ def test_greedy_matches(rows: list[tuple[float, int]], target: int, always_fast:
     assert greedy_select(order, tokens, values, target) == pure(greedy_select, order, tokens, values, target)
 
 
+@given(columns=st.lists(st.lists(scores, min_size=8, max_size=8), min_size=1, max_size=4), data=st.data())
+def test_weighted_sum_matches(columns: list[list[float]], data: st.DataObject, always_fast: None) -> None:
+    weights = data.draw(st.lists(st.floats(0.01, 1.0), min_size=len(columns), max_size=len(columns)))
+    expected = [0.0] * 8
+    for column, weight in zip(columns, weights, strict=True):
+        expected = [total + score * weight for total, score in zip(expected, column, strict=True)]
+    assert _numeric.weighted_sum(columns, weights) == expected
+
+
 def test_nan_scores_use_the_pure_path(always_fast: None) -> None:
     assert _numeric.order_by_score([0.5, float("nan")], [0, 1]) is None
     assert _numeric.greedy_order([0, 1], [3, 4], [float("nan"), 0.1]) is None
@@ -100,3 +109,9 @@ def test_pipeline_output_identical_with_and_without_numpy(
             pure(PIPELINE.run, items, budget)
         return
     assert [id(item) for item in fast] == [id(item) for item in pure(PIPELINE.run, items, budget)]
+
+
+@given(stamps=st.lists(st.integers(-(2**50), 2**50) | st.sampled_from([0, 1, 2]), max_size=50))
+def test_stable_order_matches(stamps: list[int], always_fast: None) -> None:
+    indices = [index for index in range(len(stamps)) if index % 3 != 1]
+    assert _numeric.stable_order(stamps, indices) == sorted(indices, key=stamps.__getitem__)

@@ -70,8 +70,26 @@ def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int]
     return result
 
 
-def greedy_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]) -> list[int] | None:
-    """Candidates of ``order`` by value density descending (ties by position in ``order``), or None."""
+def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -> list[float] | None:
+    """``sum(column[i] * weight)`` per row, accumulated from 0.0 in column order, or None.
+
+    The same two roundings per term as the pure loop (numpy does not fuse multiply and add).
+    """
+    np = numpy_module()
+    if np is None or not columns or len(columns[0]) < THRESHOLD:
+        return None
+    total = np.zeros(len(columns[0]), dtype=np.float64)
+    for column, weight in zip(columns, weights, strict=True):
+        total = total + np.array(column, dtype=np.float64) * weight
+    result: list[float] = total.tolist()
+    return result
+
+
+def greedy_order(
+    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]
+) -> tuple[list[int], list[int]] | None:
+    """Candidates of ``order`` by value density descending (ties by position in ``order``) and their
+    token counts in that order, or None."""
     np = numpy_module()
     if np is None or len(order) < THRESHOLD:
         return None
@@ -88,5 +106,20 @@ def greedy_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[f
         densities = values / counts
     densities[zero] = np.finfo(np.float64).max
     positions = np.argsort(-densities, kind="stable")
-    result: list[int] = index[positions].tolist()
+    ordered: list[int] = index[positions].tolist()
+    ordered_tokens: list[int] = counts[positions].tolist()
+    return ordered, ordered_tokens
+
+
+def stable_order(keys: Sequence[int], indices: Sequence[int]) -> list[int] | None:
+    """``sorted(indices, key=keys.__getitem__)`` (a stable sort on integer keys), or None."""
+    np = numpy_module()
+    if np is None or len(indices) < THRESHOLD:
+        return None
+    index = np.array(indices, dtype=np.intp)
+    try:
+        values = np.array(keys, dtype=np.int64)[index]
+    except OverflowError:
+        return None
+    result: list[int] = index[np.argsort(values, kind="stable")].tolist()
     return result

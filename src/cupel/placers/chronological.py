@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cupel import _numeric
 from cupel.model import ContextItem, ScoredItem
 
 
@@ -20,8 +21,12 @@ class ChronologicalPlacer:
         keys = [item._timestamp_us for item in items]
         timestamped = [index for index, key in enumerate(keys) if key is not None]
         stamps = [0 if key is None else key for key in keys]
-        # sort() is stable, so equal timestamps keep their input order.
-        timestamped.sort(key=stamps.__getitem__)
+        fast = _numeric.stable_order(stamps, timestamped)
+        if fast is None:
+            # sort() is stable, so equal timestamps keep their input order.
+            timestamped.sort(key=stamps.__getitem__)
+        else:
+            timestamped = fast
         placed = [items[index] for index in timestamped]
         if len(placed) < len(items):
             placed.extend(item for item, key in zip(items, keys, strict=True) if key is None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from cupel import _numeric
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
@@ -54,10 +55,13 @@ class CompositeScorer(ScorerBase):
         return result
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
+        columns = [score_items(scorer, items) for scorer in self.scorers]
+        fast = _numeric.weighted_sum(columns, self.normalized_weights)
+        if fast is not None:
+            return fast
         result = [0.0] * len(items)
-        for scorer, weight in zip(self.scorers, self.normalized_weights, strict=True):
-            child = score_items(scorer, items)
-            result = [total + score * weight for total, score in zip(result, child, strict=True)]
+        for column, weight in zip(columns, self.normalized_weights, strict=True):
+            result = [total + score * weight for total, score in zip(result, column, strict=True)]
         return result
 
     def __repr__(self) -> str:

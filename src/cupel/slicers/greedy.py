@@ -28,16 +28,18 @@ def greedy_select(
     """
     if not order or target <= 0:
         return []
-    by_density = _numeric.greedy_order(order, tokens, scores)
-    if by_density is None:
+    fast = _numeric.greedy_order(order, tokens, scores)
+    if fast is None:
         densities = [_MAX_FLOAT if tokens[index] == 0 else scores[index] / tokens[index] for index in order]
         # sorted() with reverse=True is stable, so equal densities keep their position in ``order``.
         positions = sorted(range(len(densities)), key=densities.__getitem__, reverse=True)
         by_density = [order[position] for position in positions]
+        counts = [tokens[index] for index in by_density]
+    else:
+        by_density, counts = fast
     remaining = target
     chosen: list[int] = []
-    for index in by_density:
-        count = tokens[index]
+    for index, count in zip(by_density, counts, strict=True):
         # Zero-token items always pass: remaining never drops below zero.
         if count <= remaining:
             chosen.append(index)
