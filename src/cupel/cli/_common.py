@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -212,7 +211,3 @@ def resolve_counter(name: str) -> Any:
         except CupelError as error:
             raise CliError(f"--tokenizer: {error}") from None
     raise CliError(f"--tokenizer: unknown tokenizer {name!r}; use heuristic, cl100k_base or o200k_base")
-
-
-def write_lines(lines: Sequence[str]) -> None:
-    sys.stdout.write("".join(line + "\n" for line in lines))
