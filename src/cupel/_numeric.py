@@ -61,12 +61,12 @@ def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int]
     np = numpy_module()
     if np is None or len(indices) < THRESHOLD:
         return None
-    values = np.array(scores, dtype=np.float64)[np.array(indices, dtype=np.intp)]
+    index = np.array(indices, dtype=np.intp)
+    values = _gather(np, scores, np.float64, index)
     if np.isnan(values).any():
         return None  # Python's ordering of NaN is what the pure path defines
     # A stable ascending sort of the negated scores keeps equal scores in index order.
-    positions = np.argsort(-values, kind="stable")
-    result: list[int] = np.array(indices, dtype=np.intp)[positions].tolist()
+    result: list[int] = index[np.argsort(-values, kind="stable")].tolist()
     return result
 
 
@@ -94,11 +94,10 @@ def greedy_order(
     if np is None or len(order) < THRESHOLD:
         return None
     index = np.array(order, dtype=np.intp)
-    try:
-        counts = np.array(tokens, dtype=np.int64)[index]
-    except OverflowError:
+    counts = _gather(np, tokens, np.int64, index)
+    if counts is None:
         return None
-    values = np.array(scores, dtype=np.float64)[index]
+    values = _gather(np, scores, np.float64, index)
     if np.isnan(values).any() or (np.abs(counts) > 2**53).any():
         return None
     zero = counts == 0
@@ -117,9 +116,16 @@ def stable_order(keys: Sequence[int], indices: Sequence[int]) -> list[int] | Non
     if np is None or len(indices) < THRESHOLD:
         return None
     index = np.array(indices, dtype=np.intp)
-    try:
-        values = np.array(keys, dtype=np.int64)[index]
-    except OverflowError:
+    values = _gather(np, keys, np.int64, index)
+    if values is None:
         return None
     result: list[int] = index[np.argsort(values, kind="stable")].tolist()
     return result
+
+
+def _gather(np: Any, values: Sequence[float] | Sequence[int], dtype: Any, index: Any) -> Any:
+    """``values[index]`` as an array of ``dtype``; None when an integer does not fit the dtype."""
+    try:
+        return np.array(values, dtype=dtype)[index]
+    except OverflowError:
+        return None

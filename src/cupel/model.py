@@ -183,6 +183,11 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
 
 
+def epoch_microseconds(value: datetime) -> int:
+    """Microseconds since the epoch: an exact integer ordering key for an aware datetime."""
+    return (value - _EPOCH) // _ONE_MICROSECOND
+
+
 def _require_int(owner: str, name: str, value: object, *, optional: bool = False) -> None:
     if value is None and optional:
         return
@@ -263,7 +268,7 @@ class ContextItem(WireFormat):
                     f"instant); got naive {timestamp.isoformat()}. Use e.g. "
                     f"datetime(..., tzinfo=timezone.utc)"
                 )
-            timestamp_us = (timestamp - _EPOCH) // _ONE_MICROSECOND
+            timestamp_us = epoch_microseconds(timestamp)
         hint: float | None = None
         if future_relevance_hint is not None:
             if isinstance(future_relevance_hint, bool) or not isinstance(future_relevance_hint, int | float):

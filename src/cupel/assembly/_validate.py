@@ -59,8 +59,3 @@ def require_aware_datetime(owner: str, name: str, value: object) -> datetime:
             f"got {value.isoformat()}"
         )
     return value
-
-
-def epoch_microseconds(value: datetime) -> int:
-    """An exact integer ordering key for an aware datetime."""
-    return (value - _EPOCH) // _ONE_MICROSECOND

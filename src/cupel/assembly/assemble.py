@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from cupel.assembly._validate import epoch_microseconds
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.config import RECENCY_BOOST, AssemblyConfig
 from cupel.assembly.dedup import deduplicate_results
@@ -18,6 +17,7 @@ from cupel.assembly.retriever import Retriever, retrieve, state_root_of
 from cupel.assembly.tokenizer import Tokenizer, as_tokenizer
 from cupel.assembly.types import AssembledContext, ContextMetadata, RetrievalResult
 from cupel.errors import CupelTypeError
+from cupel.model import epoch_microseconds
 
 __all__ = ["apply_recency", "assemble_context", "limit_per_document", "verify_determinism"]
 

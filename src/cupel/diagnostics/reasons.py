@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 __all__ = [
+    "EXCLUSION_REASON_TYPES",
     "BudgetExceeded",
     "Deduplicated",
     "ExclusionReason",
@@ -223,19 +224,18 @@ class UnknownExclusionReason(ExclusionReason):
         return hash((self.reason, tuple(sorted(self.fields))))
 
 
-_VARIANTS: dict[str, type[ExclusionReason]] = {
-    cls.variant: cls
-    for cls in (
-        BudgetExceeded,
-        ScoredTooLow,
-        Deduplicated,
-        QuotaCapExceeded,
-        QuotaRequireDisplaced,
-        NegativeTokens,
-        PinnedOverride,
-        Filtered,
-    )
-}
+#: The eight variants the specification defines, in its order.
+EXCLUSION_REASON_TYPES: tuple[type[ExclusionReason], ...] = (
+    BudgetExceeded,
+    ScoredTooLow,
+    Deduplicated,
+    QuotaCapExceeded,
+    QuotaRequireDisplaced,
+    NegativeTokens,
+    PinnedOverride,
+    Filtered,
+)
+_VARIANTS: dict[str, type[ExclusionReason]] = {cls.variant: cls for cls in EXCLUSION_REASON_TYPES}
 
 
 def exclusion_reason_from_dict(data: Mapping[str, Any]) -> ExclusionReason:

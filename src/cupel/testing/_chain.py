@@ -14,15 +14,9 @@ from collections.abc import Callable, Iterable
 from typing import NoReturn, TypeAlias
 
 from cupel.diagnostics.reasons import (
+    EXCLUSION_REASON_TYPES,
     BudgetExceeded,
-    Deduplicated,
     ExclusionReason,
-    Filtered,
-    NegativeTokens,
-    PinnedOverride,
-    QuotaCapExceeded,
-    QuotaRequireDisplaced,
-    ScoredTooLow,
 )
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -45,19 +39,7 @@ ExcludedItemPredicate: TypeAlias = Callable[[ContextItem], bool]
 #: variant counts), or a variant name such as ``"BudgetExceeded"``.
 ReasonLike: TypeAlias = type[ExclusionReason] | ExclusionReason | str
 
-_KNOWN_VARIANTS: tuple[str, ...] = tuple(
-    cls.variant
-    for cls in (
-        BudgetExceeded,
-        ScoredTooLow,
-        Deduplicated,
-        QuotaCapExceeded,
-        QuotaRequireDisplaced,
-        NegativeTokens,
-        PinnedOverride,
-        Filtered,
-    )
-)
+_KNOWN_VARIANTS: tuple[str, ...] = tuple(cls.variant for cls in EXCLUSION_REASON_TYPES)
 # How many included entries IncludeItemMatching lists after its base message (the spec's "up to 5").
 _SUMMARY_LIMIT = 5
 
