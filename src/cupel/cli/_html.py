@@ -141,39 +141,80 @@ def _content(text: str) -> str:
     )
 
 
-def _included_table(report: SelectionReport) -> str:
-    rows = "".join(
-        f'<tr><td class="num">{position}</td><td>{escape(str(entry.item.kind))}</td>'
-        f'<td class="num">{entry.item.tokens:,}</td><td class="num">{entry.score:.3f}</td>'
-        f'<td class="reason">{escape(entry.reason.value)}</td>'
-        f'<td class="content">{_content(entry.item.content)}</td></tr>'
-        for position, entry in enumerate(report.included, start=1)
+# (header, width in px or None for the rest, numeric)
+_Column = tuple[str, int | None, bool]
+
+
+def _table(table_id: str, columns: list[_Column], rows: list[list[str]]) -> str:
+    """A fixed-layout table; cells are already-escaped HTML, numeric columns right-aligned."""
+    widths = "".join(
+        f'<col style="width:{width}px">' if width is not None else "<col>" for _, width, _ in columns
+    )
+    head = "".join(
+        f'<th class="num">{header}</th>' if numeric else f"<th>{header}</th>"
+        for header, _, numeric in columns
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td{_cell_class(columns[n], n, len(columns))}>{cell}</td>" for n, cell in enumerate(row))
+        + "</tr>"
+        for row in rows
     )
     return (
-        '<table id="included"><colgroup><col style="width:44px"><col style="width:120px">'
-        '<col style="width:80px"><col style="width:70px"><col style="width:100px"><col></colgroup>'
-        '<thead><tr><th class="num">#</th><th>kind</th><th class="num">tokens</th>'
-        '<th class="num">score</th><th>reason</th><th>content</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table>"
+        f'<table id="{table_id}"><colgroup>{widths}</colgroup><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
     )
+
+
+def _cell_class(column: _Column, position: int, count: int) -> str:
+    if column[2]:
+        return ' class="num"'
+    # The last column always holds the item's text.
+    return ' class="content"' if position == count - 1 else ""
+
+
+def _included_table(report: SelectionReport) -> str:
+    columns: list[_Column] = [
+        ("#", 44, True),
+        ("kind", 120, False),
+        ("tokens", 80, True),
+        ("score", 70, True),
+        ("reason", 100, False),
+        ("content", None, False),
+    ]
+    rows = [
+        [
+            str(position),
+            escape(str(entry.item.kind)),
+            f"{entry.item.tokens:,}",
+            f"{entry.score:.3f}",
+            f'<span class="reason">{escape(entry.reason.value)}</span>',
+            _content(entry.item.content),
+        ]
+        for position, entry in enumerate(report.included, start=1)
+    ]
+    return _table("included", columns, rows)
 
 
 def _excluded_table(report: SelectionReport) -> str:
-    rows = "".join(
-        f'<tr><td class="num">{entry.score:.3f}</td><td>{escape(str(entry.item.kind))}</td>'
-        f'<td class="num">{entry.item.tokens:,}</td>'
-        f'<td><span class="reason">{escape(entry.reason.name)}</span><br>'
-        f"{escape(entry.reason.describe())}</td>"
-        f'<td class="content">{_content(entry.item.content)}</td></tr>'
+    columns: list[_Column] = [
+        ("score", 70, True),
+        ("kind", 120, False),
+        ("tokens", 80, True),
+        ("reason", 260, False),
+        ("content", None, False),
+    ]
+    rows = [
+        [
+            f"{entry.score:.3f}",
+            escape(str(entry.item.kind)),
+            f"{entry.item.tokens:,}",
+            f'<span class="reason">{escape(entry.reason.name)}</span><br>{escape(entry.reason.describe())}',
+            _content(entry.item.content),
+        ]
         for entry in report.excluded
-    )
-    return (
-        '<table id="excluded"><colgroup><col style="width:70px"><col style="width:120px">'
-        '<col style="width:80px"><col style="width:260px"><col></colgroup>'
-        '<thead><tr><th class="num">score</th><th>kind</th><th class="num">tokens</th>'
-        "<th>reason</th><th>content</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
-    )
+    ]
+    return _table("excluded", columns, rows)
 
 
 def render_html(report: SelectionReport, budget: ContextBudget, policy: str) -> str:
