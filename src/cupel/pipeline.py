@@ -40,7 +40,6 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
-from cupel.slicers.greedy import GreedySlice, greedy_select
 
 if TYPE_CHECKING:
     from cupel.policy.policy import Policy
@@ -251,12 +250,13 @@ class Pipeline:
 
         # Stage 5: Slice against the effective budget.
         effective = compute_effective_budget(budget, prepared.pinned_tokens)
-        if tracer is None and type(self.slicer) is GreedySlice:
-            # Untraced GreedySlice runs on the prepared index lists and never builds the scored list:
-            # the same function GreedySlice.slice runs, with far fewer objects touched.
+        slice_indices = getattr(self.slicer, "slice_indices", None) if tracer is None else None
+        if slice_indices is not None:
+            # An untraced slicer that works on index lists never needs the scored list built: far
+            # fewer objects touched on large inputs (GreedySlice.slice runs the same function).
             scoreable = prepared.scoreable
             scores = prepared.scores
-            chosen = greedy_select(prepared.order, prepared.tokens, scores, effective.target_tokens)
+            chosen = slice_indices(prepared.order, prepared.tokens, scores, effective)
             sliced = [scoreable[index] for index in chosen]
             sliced_scores = [scores[index] for index in chosen]
         else:
@@ -499,24 +499,25 @@ def _check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
 
 
 def _checked_items(items: object) -> Sequence[ContextItem]:
-    if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-        items = _as_item_list(items)
-    for index, item in enumerate(items):
+    """The items as a sequence of ContextItem; anything else is a clear CupelTypeError."""
+    if isinstance(items, str | bytes):
+        raise CupelTypeError("items must be a sequence of ContextItem, not a string")
+    checked: Sequence[object]
+    if isinstance(items, Sequence):
+        checked = items
+    else:
+        try:
+            checked = list(items)  # type: ignore[call-overload]
+        except TypeError:
+            raise CupelTypeError(
+                f"items must be a sequence of ContextItem, got {type(items).__name__}"
+            ) from None
+    for index, item in enumerate(checked):
         if not isinstance(item, ContextItem):
             raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")
-    return items
+    return checked  # type: ignore[return-value]  # every element was checked above
 
 
 def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
     """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
     return max(pinned, key=lambda item: item.tokens)
-
-
-def _as_item_list(items: object) -> list[ContextItem]:
-    if isinstance(items, str | bytes):
-        raise CupelTypeError("items must be a sequence of ContextItem, not a string")
-    try:
-        result: list[ContextItem] = list(items)  # type: ignore[call-overload]
-    except TypeError:
-        raise CupelTypeError(f"items must be a sequence of ContextItem, got {type(items).__name__}") from None
-    return result

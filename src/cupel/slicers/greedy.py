@@ -64,6 +64,13 @@ class GreedySlice:
         chosen = greedy_select(range(len(scored)), tokens, scores, budget.target_tokens)
         return [scored[index].item for index in chosen]
 
+    def slice_indices(
+        self, order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], budget: ContextBudget
+    ) -> list[int]:
+        """``slice`` on parallel lists: ``order`` lists candidate indices in score order; returns the
+        selected indices (the pipeline's allocation-free form)."""
+        return greedy_select(order, tokens, scores, budget.target_tokens)
+
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
         target = budget.target_tokens
         if target <= 0:
