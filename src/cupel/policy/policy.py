@@ -19,6 +19,7 @@ from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings
 from cupel.protocols import Placer, Scorer, Slicer
 
 __all__ = ["Policy"]
@@ -38,6 +39,9 @@ class Policy:
     placer: Placer
     deduplication: bool = True
     overflow_strategy: OverflowStrategy = OverflowStrategy.THROW
+    #: How chat transcripts are selected (:func:`cupel.chat.select_messages`); the pipeline ignores it.
+    #: ``None`` means the defaults (:class:`~cupel.policy.ChatSettings` ``()``).
+    chat: ChatSettings | None = None
 
     def __post_init__(self) -> None:
         check_component("Policy", "scorer", self.scorer, "score")
@@ -46,6 +50,11 @@ class Policy:
         check_bool("Policy", "deduplication", self.deduplication)
         strategy = coerce_overflow_strategy(self.overflow_strategy, "Policy.overflow_strategy")
         object.__setattr__(self, "overflow_strategy", strategy)
+        if self.chat is not None and not isinstance(self.chat, ChatSettings):
+            raise CupelTypeError(f"Policy.chat must be a ChatSettings or None, got {self.chat!r}")
+        if self.chat == ChatSettings():
+            # One canonical form: the default settings are no settings.
+            object.__setattr__(self, "chat", None)
 
     def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
         """A :class:`~cupel.pipeline.Pipeline` configured exactly as this policy says."""
