@@ -10,21 +10,22 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from cupel.chat._parse import MessageView
 from cupel.chat.convert import build_items, to_messages
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, select_items
+from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, select_items
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens._optional import import_optional
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["messages_to_items", "select_messages", "to_messages"]
+__all__ = ["message_views", "messages_to_items", "select_messages", "to_messages"]
 
 # Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
 _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
@@ -95,6 +96,21 @@ def _view(module: ModuleType, message: Any, index: int) -> MessageView:
     )
 
 
+def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
+    """The message views of LangChain messages (checked to be ``BaseMessage`` objects)."""
+    module = _langchain()
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
+    views: list[MessageView] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, module.BaseMessage):
+            raise CupelTypeError(
+                f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
+            )
+        views.append(_view(module, message, index))
+    return views
+
+
 def messages_to_items(
     messages: Sequence[BaseMessage],
     *,
@@ -103,17 +119,8 @@ def messages_to_items(
     timestamps: Sequence[datetime] | None = None,
 ) -> list[ContextItem]:
     """Like :func:`cupel.chat.messages_to_items`, for LangChain messages (stored as given)."""
-    module = _langchain()
-    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
-        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
+    views = message_views(messages)
     originals = list(messages)
-    views: list[MessageView] = []
-    for index, message in enumerate(originals):
-        if not isinstance(message, module.BaseMessage):
-            raise CupelTypeError(
-                f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
-            )
-        views.append(_view(module, message, index))
     return build_items(views, originals, counter=counter, options=options, timestamps=timestamps)
 
 
@@ -124,8 +131,18 @@ def select_messages(
     counter: CounterLike | None = None,
     *,
     options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: Literal["user", "any"] | None = None,
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects."""
+    pipeline, settings = chat_settings(
+        policy,
+        strategy=strategy,
+        keep_first_turn=keep_first_turn,
+        recent_share=recent_share,
+        start_on=start_on,
+    )
     items = messages_to_items(messages, counter=counter, options=options)
-    kept, report = select_items(items, budget, policy)
-    return ChatSelection(tuple(kept), report)
+    return select_items(items, budget, pipeline, settings)

@@ -48,9 +48,9 @@ from cupel.policy.registry import (
 
 __all__ = [
     "CHAT_STRATEGIES",
+    "FORMAT_VERSION",
     "ChatSettings",
     "ChatStrategy",
-    "FORMAT_VERSION",
     "MissingTomlReaderError",
     "Policy",
     "PolicyFileError",

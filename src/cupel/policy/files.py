@@ -1,7 +1,8 @@
 """Policy files: one declarative schema, written as TOML or JSON (see ``docs/policies.md``).
 
 A policy file is a table with the keys ``scorers``, ``slicer``, ``placer``, ``deduplication``,
-``overflow_strategy`` and optionally ``chat`` (chat selection settings), ``extends`` (a preset name), ``version`` (1) and ``$schema``.
+``overflow_strategy`` and optionally ``chat`` (chat selection settings), ``extends`` (a preset
+name), ``version`` (1) and ``$schema``.
 Every component is a table with a ``type`` (or just the type name as a string). The JSON Schema
 shipped as ``cupel/policy/policy.schema.json`` (:func:`policy_schema`) describes the same format.
 
