@@ -21,6 +21,7 @@ __all__ = [
     "SYNTHETIC_EPOCH",
     "build_items",
     "is_chat_transcript",
+    "message_costs",
     "message_token_counts",
     "messages_to_items",
     "to_messages",
@@ -157,6 +158,13 @@ def message_token_counts(
     """The token cost of each message, as :func:`messages_to_items` charges it."""
     originals = _as_list(messages, "messages")
     views = [view_of_mapping(message, index) for index, message in enumerate(originals)]
+    return message_costs(views, counter, options)
+
+
+def message_costs(
+    views: Sequence[MessageView], counter: CounterLike | None, options: ChatOptions | None
+) -> list[int]:
+    """The token cost of each message already read into a view."""
     return _message_tokens(views, counter, _resolve_options(options))[1]
 
 

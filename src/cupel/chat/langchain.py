@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from cupel.chat._parse import MessageView
-from cupel.chat.convert import build_items, to_messages
+from cupel.chat.convert import build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, select_items
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -25,7 +25,7 @@ from cupel.tokens.base import CounterLike
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["message_views", "messages_to_items", "select_messages", "to_messages"]
+__all__ = ["message_token_counts", "message_views", "messages_to_items", "select_messages", "to_messages"]
 
 # Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
 _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
@@ -109,6 +109,16 @@ def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
             )
         views.append(_view(module, message, index))
     return views
+
+
+def message_token_counts(
+    messages: Sequence[BaseMessage],
+    *,
+    counter: CounterLike | None = None,
+    options: ChatOptions | None = None,
+) -> list[int]:
+    """The token cost of each LangChain message, as :func:`messages_to_items` charges it."""
+    return message_costs(message_views(messages), counter, options)
 
 
 def messages_to_items(
