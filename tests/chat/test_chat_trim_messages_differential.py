@@ -11,10 +11,10 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.chat._transcripts import openai_transcripts, to_langchain
 
 from cupel.chat import validate_transcript
 from cupel.chat.langchain import message_token_counts, select_messages
-from tests.chat._transcripts import openai_transcripts, to_langchain
 
 EXAMPLES = 300
 
