@@ -37,13 +37,10 @@ from cupel.policy._values import (
 )
 from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.errors import PolicyFileError
-from cupel.policy.policy import Policy
+from cupel.policy.policy import FORMAT_VERSION, Policy, policy_to_dict
 from cupel.policy.presets import UnknownPresetError, get_preset, preset_names
 from cupel.policy.registry import (
     _PLACERS,
-    _dump_placer,
-    _dump_scorers,
-    _dump_slicer,
     _read_component,
     _read_scorers,
     _read_slicer,
@@ -64,9 +61,6 @@ __all__ = [
     "policy_to_dict",
     "save_policy",
 ]
-
-#: The policy file format version this module reads and writes.
-FORMAT_VERSION = 1
 
 PolicyFormat = Literal["toml", "json"]
 
@@ -180,28 +174,6 @@ def _read_chat(value: object, base: ChatSettings | None) -> ChatSettings:
             table["recent_share"], "chat.recent_share", minimum=0.0, maximum=1.0
         )
     return _construct("chat", ChatSettings, **settings)
-
-
-def policy_to_dict(policy: Policy) -> dict[str, Any]:
-    """The canonical policy document for ``policy``: plain values, keys in a fixed order.
-
-    ``extends`` is never written (the result is self-contained) and a DecayScorer's clock is not part
-    of the document. Raises :class:`~cupel.errors.CupelTypeError` for a component that is neither
-    built in nor registered with a ``to_config``.
-    """
-    if not isinstance(policy, Policy):
-        raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
-    document = {
-        "version": FORMAT_VERSION,
-        "scorers": _dump_scorers(policy.scorer),
-        "slicer": _dump_slicer(policy.slicer),
-        "placer": _dump_placer(policy.placer),
-        "deduplication": policy.deduplication,
-        "overflow_strategy": policy.overflow_strategy.value,
-    }
-    if policy.chat is not None:
-        document["chat"] = policy.chat.to_dict()
-    return document
 
 
 # --- TOML and JSON text ---------------------------------------------------------------------------
