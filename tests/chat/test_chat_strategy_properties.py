@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
 
 from cupel import BudgetOverflowError
-from cupel.chat import Provider, message_token_counts, messages_to_items, select_messages, validate_transcript
+from cupel.chat import (
+    Provider,
+    message_token_counts,
+    messages_to_items,
+    select_messages,
+    to_messages,
+    validate_transcript,
+)
+from cupel.chat.last import select_last
+from cupel.chat.select import resolve_budget
 from cupel.chat.turns import split_turns
 
 EXAMPLES = 150
@@ -95,7 +104,11 @@ def test_last_output_is_a_valid_suffix(
     if window:
         assert window == list(range(window[0], len(messages)))
         assert messages[window[0]]["role"] == "user"
+    # The window read from the end is the window chosen over the whole transcript's items.
+    choice = select_last(messages_to_items(messages), resolve_budget(budget))
+    assert list(result.messages) == to_messages(choice.kept_items(), system_first=False)
     report = result.report
+    assert report.included_tokens == result.tokens
     assert len(report.included) + len(report.excluded) == report.total_candidates
     for entry in report.excluded:
         assert entry.reason.name in ("BudgetExceeded", "IncompleteTurn")

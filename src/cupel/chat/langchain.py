@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from cupel.chat._parse import MessageView
 from cupel.chat.convert import build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, select_items
+from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, select_items, select_window
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.policy.chat_settings import ChatStrategy
@@ -96,13 +96,17 @@ def _view(module: ModuleType, message: Any, index: int) -> MessageView:
     )
 
 
+def _checked(messages: object) -> list[Any]:
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
+    return list(messages)
+
+
 def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
     """The message views of LangChain messages (checked to be ``BaseMessage`` objects)."""
     module = _langchain()
-    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
-        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
     views: list[MessageView] = []
-    for index, message in enumerate(messages):
+    for index, message in enumerate(_checked(messages)):
         if not isinstance(message, module.BaseMessage):
             raise CupelTypeError(
                 f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
@@ -154,5 +158,27 @@ def select_messages(
         recent_share=recent_share,
         start_on=start_on,
     )
+    if settings.strategy == "last":
+        module = _langchain()
+        originals = _checked(messages)
+
+        def view(index: int) -> MessageView:
+            message = originals[index]
+            if not isinstance(message, module.BaseMessage):
+                raise CupelTypeError(
+                    f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
+                )
+            return _view(module, message, index)
+
+        return select_window(
+            originals,
+            view,
+            budget,
+            pipeline,
+            settings,
+            counter=counter,
+            options=options,
+            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
+        )
     items = messages_to_items(messages, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)

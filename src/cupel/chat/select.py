@@ -6,8 +6,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
 
-from cupel.chat.convert import messages_to_items, to_messages
-from cupel.chat.last import select_last
+from cupel.chat._parse import MessageView, view_of_mapping
+from cupel.chat.convert import _as_list, messages_to_items, to_messages
+from cupel.chat.last import scan_last, select_last
 from cupel.chat.options import ChatOptions
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.report import SelectionReport
@@ -28,6 +29,7 @@ __all__ = [
     "resolve_budget",
     "select_items",
     "select_messages",
+    "select_window",
 ]
 
 M = TypeVar("M")
@@ -191,6 +193,36 @@ def select_items(
     return ChatSelection(tuple(messages), lambda: choice.report(pipeline.scorer), tokens=tokens)
 
 
+def select_window(
+    originals: Sequence[Any],
+    views: Callable[[int], MessageView],
+    budget: ContextBudget | int,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    to_items: Callable[[], list[ContextItem]],
+) -> ChatSelection[Any]:
+    """The ``"last"`` strategy read from the end of the transcript; the report converts it all, lazily."""
+    resolved = resolve_budget(budget)
+    window = scan_last(
+        views,
+        len(originals),
+        resolved,
+        counter=counter,
+        options=options or ChatOptions(),
+        start_on=settings.start_on,
+    )
+    kept = [originals[index] for index in window.pinned] + list(originals[window.start :])
+
+    def report() -> SelectionReport:
+        choice = select_last(to_items(), resolved, start_on=settings.start_on)
+        return choice.report(pipeline.scorer)
+
+    return ChatSelection(tuple(kept), report, tokens=window.tokens)
+
+
 def select_messages(
     messages: Sequence[MessageT],
     budget: ContextBudget | int,
@@ -220,5 +252,17 @@ def select_messages(
         recent_share=recent_share,
         start_on=start_on,
     )
+    if settings.strategy == "last":
+        originals = _as_list(messages, "messages")
+        return select_window(
+            originals,
+            lambda index: view_of_mapping(originals[index], index),
+            budget,
+            pipeline,
+            settings,
+            counter=counter,
+            options=options,
+            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
+        )
     items = messages_to_items(messages, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)
