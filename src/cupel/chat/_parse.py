@@ -21,6 +21,7 @@ __all__ = [
     "ParsedMessage",
     "link_units",
     "parse_message",
+    "parse_plain",
     "view_of_mapping",
 ]
 
@@ -260,6 +261,23 @@ def parse_message(view: MessageView, index: int, options: ChatOptions) -> Parsed
         reader.function_call(view.function_call, f"{where}.function_call", out)
     parsed.rendering = f"{label}: {' '.join(out)}" if out else label
     return parsed
+
+
+_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
+
+
+def parse_plain(message: object, index: int, options: ChatOptions) -> ParsedMessage | None:
+    """The fast path for the common message ``{"role": ..., "content": "text"}``; ``None`` for any other.
+
+    Gives exactly what :func:`parse_message` gives for such a message, without building a view.
+    """
+    if type(message) is dict and len(message) == 2:
+        content = message.get("content")
+        role = message.get("role")
+        if type(content) is str and role in _PLAIN_ROLES:
+            rendering = f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
+            return ParsedMessage(index, role, options.message_overhead, [content], rendering=rendering)
+    return None
 
 
 def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from cupel.chat._choice import Choice, available_tokens
 from cupel.chat._parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message
+from cupel.chat.convert import parsed_costs
 from cupel.chat.options import ChatOptions
 from cupel.chat.reasons import IncompleteTurn
 from cupel.chat.turns import unit_roles
@@ -20,7 +21,6 @@ from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.errors import InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.tokens.base import CounterLike
-from cupel.tokens.items import count_distinct
 
 __all__ = ["LastWindow", "scan_last", "select_last"]
 
@@ -85,6 +85,7 @@ _CHUNK = 64
 def scan_last(
     views: Callable[[int], MessageView],
     count: int,
+    plain: Callable[[int], ParsedMessage | None],
     budget: ContextBudget,
     *,
     counter: CounterLike | None,
@@ -104,7 +105,7 @@ def scan_last(
                 break
             lead_parsed.append(parse_message(view, len(lead_parsed), options))
     lead = len(lead_parsed)
-    pinned_tokens = sum(_costs(lead_parsed, counter))
+    pinned_tokens = sum(parsed_costs(lead_parsed, counter))
     available = available_tokens(budget, pinned_tokens)
     used = 0
     start = count  # the window so far: start..count-1, closed units only
@@ -115,8 +116,10 @@ def scan_last(
     done = False
     while position > lead and not done:
         low = max(lead, position - _CHUNK)
-        chunk = [parse_message(views(index), index, options) for index in range(low, position)]
-        costs = _costs(chunk, counter)
+        chunk = [
+            plain(index) or parse_message(views(index), index, options) for index in range(low, position)
+        ]
+        costs = parsed_costs(chunk, counter)
         for message, cost in zip(reversed(chunk), reversed(costs), strict=True):
             unit_tokens += cost
             pending.update(call_id for call_id, _ in message.results)
@@ -160,11 +163,6 @@ def scan_last(
     return LastWindow(tuple(range(lead)), start, pinned_tokens + used)
 
 
-def _costs(parsed: Sequence[ParsedMessage], counter: CounterLike | None) -> list[int]:
-    counts = iter(count_distinct([text for message in parsed for text in message.texts], counter))
-    return [message.fixed + sum(next(counts) for _ in message.texts) for message in parsed]
-
-
 def _skip_unit(
     views: Callable[[int], MessageView],
     start: int,
@@ -185,4 +183,4 @@ def _skip_unit(
         open_calls.update(call_id for call_id, _ in message.calls)
         functions += message.function_call is not None
         position += 1
-    return position, sum(_costs(parsed, counter))
+    return position, sum(parsed_costs(parsed, counter))

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
 
-from cupel.chat._parse import MessageView, view_of_mapping
+from cupel.chat._parse import MessageView, ParsedMessage, parse_plain, view_of_mapping
 from cupel.chat.convert import _as_list, messages_to_items, to_messages
 from cupel.chat.last import scan_last, select_last
 from cupel.chat.options import ChatOptions
@@ -203,15 +203,26 @@ def select_window(
     counter: CounterLike | None,
     options: ChatOptions | None,
     to_items: Callable[[], list[ContextItem]],
+    plain: bool = False,
 ) -> ChatSelection[Any]:
-    """The ``"last"`` strategy read from the end of the transcript; the report converts it all, lazily."""
+    """The ``"last"`` strategy read from the end of the transcript; the report converts it all, lazily.
+
+    ``plain`` says the originals are message dicts, so plain ``{"role", "content"}`` ones take the
+    fast path.
+    """
     resolved = resolve_budget(budget)
+    chosen = options or ChatOptions()
+
+    def quick(index: int) -> ParsedMessage | None:
+        return parse_plain(originals[index], index, chosen) if plain else None
+
     window = scan_last(
         views,
         len(originals),
+        quick,
         resolved,
         counter=counter,
-        options=options or ChatOptions(),
+        options=chosen,
         start_on=settings.start_on,
     )
     kept = [originals[index] for index in window.pinned] + list(originals[window.start :])
@@ -263,6 +274,7 @@ def select_messages(
             counter=counter,
             options=options,
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
+            plain=True,
         )
     items = messages_to_items(messages, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)
