@@ -22,6 +22,7 @@ __all__ = [
     "link_units",
     "parse_message",
     "parse_plain",
+    "plain_message",
     "view_of_mapping",
 ]
 
@@ -266,7 +267,9 @@ def parse_message(view: MessageView, index: int, options: ChatOptions) -> Parsed
 _PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
 
 
-def parse_plain(message: object, index: int, options: ChatOptions) -> ParsedMessage | None:
+def parse_plain(
+    message: object, index: int, options: ChatOptions, *, render: bool = True
+) -> ParsedMessage | None:
     """The fast path for the common message ``{"role": ..., "content": "text"}``; ``None`` for any other.
 
     Gives exactly what :func:`parse_message` gives for such a message, without building a view.
@@ -275,9 +278,18 @@ def parse_plain(message: object, index: int, options: ChatOptions) -> ParsedMess
         content = message.get("content")
         role = message.get("role")
         if type(content) is str and role in _PLAIN_ROLES:
-            rendering = f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
-            return ParsedMessage(index, role, options.message_overhead, [content], rendering=rendering)
+            return plain_message(index, role, content, options, render=render)
     return None
+
+
+def plain_message(
+    index: int, role: str, content: str, options: ChatOptions, *, render: bool = True
+) -> ParsedMessage:
+    """The parse of a message with only a role and a text content (``render=False``: no rendering)."""
+    if not render:
+        return ParsedMessage(index, role, options.message_overhead, [content])
+    rendering = f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
+    return ParsedMessage(index, role, options.message_overhead, [content], rendering=rendering)
 
 
 def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:

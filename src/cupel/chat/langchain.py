@@ -12,7 +12,7 @@ from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from cupel.chat._parse import MessageView
+from cupel.chat._parse import MessageView, ParsedMessage, plain_message
 from cupel.chat.convert import build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, select_items, select_window
@@ -102,6 +102,26 @@ def _checked(messages: object) -> list[Any]:
     return list(messages)
 
 
+def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
+    """The parse of a text-only Human, AI or System message without a view; ``None`` for any other."""
+    content = message.content
+    if type(content) is not str or message.name is not None:
+        return None
+    kind = type(message)
+    if kind is module.HumanMessage:
+        role = "user"
+    elif kind is module.AIMessage:
+        if message.tool_calls or message.invalid_tool_calls or "function_call" in message.additional_kwargs:
+            return None
+        role = "assistant"
+    elif kind is module.SystemMessage and "__openai_role__" not in message.additional_kwargs:
+        role = "system"
+    else:
+        return None
+    # Only the window scan reads this fast path, and it never renders.
+    return plain_message(index, role, content, options, render=False)
+
+
 def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
     """The message views of LangChain messages (checked to be ``BaseMessage`` objects)."""
     module = _langchain()
@@ -179,6 +199,7 @@ def select_messages(
             counter=counter,
             options=options,
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
+            plain=lambda message, index, chosen: _plain(module, message, index, chosen),
         )
     items = messages_to_items(messages, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)

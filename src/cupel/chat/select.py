@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
 
@@ -104,6 +105,12 @@ def chat_pipeline() -> Pipeline:
     return Pipeline.from_policy(chat())
 
 
+@functools.cache
+def _default_pipeline() -> Pipeline:
+    """The chat preset's pipeline, built once: selection only reads it."""
+    return chat_pipeline()
+
+
 def _resolve_pipeline(policy: object) -> Pipeline:
     """The one place a ``policy`` argument becomes a pipeline: None, a Pipeline, a Policy or a preset name."""
     return _resolve(policy)[0]
@@ -114,7 +121,7 @@ def _resolve(policy: object) -> tuple[Pipeline, ChatSettings]:
     from cupel.policy import Policy, get_preset
 
     if policy is None:
-        return chat_pipeline(), ChatSettings()
+        return _default_pipeline(), ChatSettings()
     if isinstance(policy, Pipeline):
         return policy, ChatSettings()
     if isinstance(policy, str):
@@ -203,18 +210,17 @@ def select_window(
     counter: CounterLike | None,
     options: ChatOptions | None,
     to_items: Callable[[], list[ContextItem]],
-    plain: bool = False,
+    plain: Callable[[Any, int, ChatOptions], ParsedMessage | None],
 ) -> ChatSelection[Any]:
     """The ``"last"`` strategy read from the end of the transcript; the report converts it all, lazily.
 
-    ``plain`` says the originals are message dicts, so plain ``{"role", "content"}`` ones take the
-    fast path.
+    ``plain`` parses a text-only message without a view (or gives ``None`` for any other).
     """
     resolved = resolve_budget(budget)
     chosen = options or ChatOptions()
 
     def quick(index: int) -> ParsedMessage | None:
-        return parse_plain(originals[index], index, chosen) if plain else None
+        return plain(originals[index], index, chosen)
 
     window = scan_last(
         views,
@@ -274,7 +280,7 @@ def select_messages(
             counter=counter,
             options=options,
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
-            plain=True,
+            plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
         )
     items = messages_to_items(messages, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)
