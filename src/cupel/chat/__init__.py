@@ -18,7 +18,7 @@ from cupel.chat.convert import (
     to_messages,
 )
 from cupel.chat.options import DEFAULT_PART_COST, LOW_DETAIL_IMAGE_COST, ChatOptions
-from cupel.chat.reasons import IncompleteTurn
+from cupel.chat.reasons import IncompleteTurn, OrphanedToolResult, UnansweredToolCall
 from cupel.chat.select import ChatPolicy, ChatSelection, chat_pipeline, resolve_budget, select_messages
 from cupel.chat.turns import Transcript, Turn, split_turns
 from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
@@ -37,9 +37,11 @@ __all__ = [
     "ChatPolicy",
     "ChatSelection",
     "IncompleteTurn",
+    "OrphanedToolResult",
     "Provider",
     "Transcript",
     "Turn",
+    "UnansweredToolCall",
     "Violation",
     "chat_pipeline",
     "is_chat_transcript",

@@ -295,7 +295,8 @@ def plain_message(
 def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
     """Group messages into atomic units: a tool call's message and every message answering it.
 
-    Returns the units by first message index, each holding its message indices ascending. Raises
+    Returns the units by first message index, each holding its message indices ascending (the
+    messages' own ``index``, so a transcript with messages left out keeps its positions). Raises
     :class:`InvalidConfigurationError` for a result without an earlier call, a call id duplicating one
     still unanswered, a call answered twice, or a call with no result.
     """
@@ -318,7 +319,7 @@ def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
     answered: dict[str, str] = {}
     # Legacy function calls (no ids): (message index, field path), innermost last.
     open_function_calls: list[tuple[int, str]] = []
-    for message in parsed:
+    for position, message in enumerate(parsed):
         for call_id, where in message.results:
             declaration = open_calls.pop(call_id, None)
             if declaration is None:
@@ -331,23 +332,23 @@ def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
                     "message (a tool result must follow its call)"
                 )
             answered[call_id] = where
-            union(declaration[0], message.index)
+            union(declaration[0], position)
         if message.function_result:
             if not open_function_calls:
                 raise InvalidConfigurationError(
                     f"messages[{message.index}] is a function result with no unanswered "
                     "function_call before it"
                 )
-            union(open_function_calls.pop()[0], message.index)
+            union(open_function_calls.pop()[0], position)
         for call_id, where in message.calls:
             if call_id in open_calls:
                 raise InvalidConfigurationError(
                     f"{where} is {call_id!r}, a duplicate of the id of {open_calls[call_id][1]}, whose "
                     "result has not come yet; the ids of unanswered tool calls must be unique"
                 )
-            open_calls[call_id] = (message.index, where)
+            open_calls[call_id] = (position, where)
         if message.function_call is not None:
-            open_function_calls.append((message.index, message.function_call))
+            open_function_calls.append((position, message.function_call))
     for call_id, (_, where) in open_calls.items():
         raise InvalidConfigurationError(
             f"{where}: tool call {call_id!r} has no result in the transcript; every tool call needs "
@@ -359,6 +360,6 @@ def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
             "its result, or providers reject the request"
         )
     units: dict[int, list[int]] = {}
-    for message in parsed:
-        units.setdefault(find(message.index), []).append(message.index)
+    for position, message in enumerate(parsed):
+        units.setdefault(find(position), []).append(message.index)
     return [tuple(members) for members in units.values()]

@@ -124,13 +124,16 @@ def items_of_parsed(
 ) -> list[ContextItem]:
     """Items for a transcript already parsed message by message."""
     resolved = options
-    tokens = parsed_costs(parsed, counter)
+    counted = parsed_costs(parsed, counter)
     units = link_units(parsed)
-    stamps = _stamps(timestamps, len(parsed))
+    stamps = _stamps(timestamps, len(originals))
     last_user = max((message.index for message in parsed if message.role == "user"), default=None)
+    # By message index: the parse may leave messages out (a repaired transcript).
+    by_index = {message.index: message for message in parsed}
+    tokens = {message.index: cost for message, cost in zip(parsed, counted, strict=True)}
     items: list[ContextItem] = []
     for unit in units:
-        roles = tuple(parsed[index].role for index in unit)
+        roles = tuple(by_index[index].role for index in unit)
         if roles[0] in SYSTEM_ROLES:
             kind = ContextKind.SYSTEM_PROMPT
             pinned = resolved.pin_system
@@ -141,7 +144,7 @@ def items_of_parsed(
             pinned = True
         items.append(
             ContextItem(
-                "\n".join(parsed[index].rendering for index in unit),
+                "\n".join(by_index[index].rendering for index in unit),
                 sum(tokens[index] for index in unit),
                 kind=kind,
                 source=ContextSource.CHAT,

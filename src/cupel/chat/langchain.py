@@ -12,10 +12,19 @@ from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from cupel.chat._parse import MessageView, ParsedMessage, plain_message
+from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_message
 from cupel.chat.convert import build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, select_items, select_window
+from cupel.chat.select import (
+    ChatPolicy,
+    ChatSelection,
+    OnInvalid,
+    chat_settings,
+    check_on_invalid,
+    select_items,
+    select_repaired,
+    select_window,
+)
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.policy.chat_settings import ChatStrategy
@@ -169,6 +178,7 @@ def select_messages(
     keep_first_turn: bool | None = None,
     recent_share: float | None = None,
     start_on: Literal["user", "any"] | None = None,
+    on_invalid: OnInvalid = "error",
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects."""
     pipeline, settings = chat_settings(
@@ -178,6 +188,13 @@ def select_messages(
         recent_share=recent_share,
         start_on=start_on,
     )
+    if check_on_invalid(on_invalid) == "repair":
+        chosen = options or ChatOptions()
+        views = message_views(messages)
+        parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
+        return select_repaired(
+            parsed, list(messages), budget, pipeline, settings, counter=counter, options=chosen
+        )
     if settings.strategy == "last":
         module = _langchain()
         originals = _checked(messages)

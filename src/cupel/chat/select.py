@@ -7,14 +7,24 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
 
-from cupel.chat._parse import MessageView, ParsedMessage, parse_plain, view_of_mapping
-from cupel.chat.convert import _as_list, messages_to_items, to_messages
+from cupel.chat._parse import MessageView, ParsedMessage, parse_message, parse_plain, view_of_mapping
+from cupel.chat.convert import (
+    INDICES_KEY,
+    MESSAGES_KEY,
+    ROLES_KEY,
+    _as_list,
+    items_of_parsed,
+    messages_to_items,
+    parsed_costs,
+    to_messages,
+)
 from cupel.chat.last import scan_last, select_last
 from cupel.chat.options import ChatOptions
+from cupel.chat.repair import repair_links
 from cupel.chat.whole_turns import select_turns
-from cupel.diagnostics.report import SelectionReport
+from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
-from cupel.model import ContextBudget, ContextItem
+from cupel.model import ContextBudget, ContextItem, ContextSource
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ChatStrategy
 from cupel.tokens.base import CounterLike
@@ -25,11 +35,14 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatPolicy",
     "ChatSelection",
+    "OnInvalid",
     "chat_pipeline",
     "chat_settings",
+    "check_on_invalid",
     "resolve_budget",
     "select_items",
     "select_messages",
+    "select_repaired",
     "select_window",
 ]
 
@@ -240,6 +253,65 @@ def select_window(
     return ChatSelection(tuple(kept), report, tokens=window.tokens)
 
 
+OnInvalid = Literal["error", "repair"]
+
+
+def select_repaired(
+    parsed: Sequence[ParsedMessage],
+    originals: Sequence[Any],
+    budget: ContextBudget | int,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    counter: CounterLike | None,
+    options: ChatOptions,
+) -> ChatSelection[Any]:
+    """Repair the transcript's tool-call links, select from what remains, and report every repair."""
+    alive, repairs = repair_links(parsed)
+    items = items_of_parsed(alive, originals, counter=counter, options=options, timestamps=None)
+    selection = select_items(items, budget, pipeline, settings)
+    if not repairs:
+        return selection
+    costs = dict(zip((message.index for message in parsed), parsed_costs(parsed, counter), strict=True))
+    by_index = {message.index: message for message in parsed}
+
+    def report() -> SelectionReport:
+        base = selection.report
+        repaired = tuple(
+            ExcludedItem(
+                ContextItem(
+                    by_index[repair.index].rendering,
+                    costs[repair.index],
+                    source=ContextSource.CHAT,
+                    tags=(by_index[repair.index].role,),
+                    metadata={
+                        MESSAGES_KEY: (originals[repair.index],),
+                        INDICES_KEY: (repair.index,),
+                        ROLES_KEY: (by_index[repair.index].role,),
+                    },
+                ),
+                0.0,
+                repair.reason,
+            )
+            for repair in repairs
+        )
+        return dataclasses.replace(
+            base,
+            excluded=base.excluded + repaired,
+            total_candidates=base.total_candidates + len(repaired),
+            total_tokens_considered=base.total_tokens_considered + sum(e.item.tokens for e in repaired),
+        )
+
+    return ChatSelection(selection.messages, report, tokens=selection.tokens)
+
+
+def check_on_invalid(on_invalid: object) -> OnInvalid:
+    """``on_invalid`` checked: ``"error"`` (raise on a broken history) or ``"repair"``."""
+    if on_invalid not in ("error", "repair"):
+        raise InvalidConfigurationError(f"on_invalid must be 'error' or 'repair', got {on_invalid!r}")
+    return "repair" if on_invalid == "repair" else "error"
+
+
 def select_messages(
     messages: Sequence[MessageT],
     budget: ContextBudget | int,
@@ -251,6 +323,7 @@ def select_messages(
     keep_first_turn: bool | None = None,
     recent_share: float | None = None,
     start_on: Literal["user", "any"] | None = None,
+    on_invalid: OnInvalid = "error",
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
@@ -260,7 +333,9 @@ def select_messages(
     ``trim_messages``) or ``"messages"`` (units scored one by one); it and the other keywords override
     the policy's :class:`~cupel.policy.ChatSettings`. Returns the kept messages (the same objects, in
     transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
-    :class:`~cupel.SelectionReport` built when first read.
+    :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
+    results and tool calls without a result (see :mod:`cupel.chat.repair`) instead of raising, and
+    reports each dropped message.
     """
     pipeline, settings = chat_settings(
         policy,
@@ -269,8 +344,16 @@ def select_messages(
         recent_share=recent_share,
         start_on=start_on,
     )
+    originals = _as_list(messages, "messages")
+    if check_on_invalid(on_invalid) == "repair":
+        chosen = options or ChatOptions()
+        parsed = [
+            parse_plain(message, index, chosen)
+            or parse_message(view_of_mapping(message, index), index, chosen)
+            for index, message in enumerate(originals)
+        ]
+        return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
     if settings.strategy == "last":
-        originals = _as_list(messages, "messages")
         return select_window(
             originals,
             lambda index: view_of_mapping(originals[index], index),
