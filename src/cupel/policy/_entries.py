@@ -107,5 +107,8 @@ _NAME = re.compile(r"[a-z][a-z0-9_.]*")
 
 
 def _type_name(name: str) -> str:
-    """Type names compare case-insensitively, with ``-`` and ``_`` interchangeable."""
+    """Type and preset names compare case-insensitively, with ``-`` and ``_`` interchangeable.
+
+    :func:`cupel.policy._readers.spelled` says the same in policy.schema.json.
+    """
     return name.strip().lower().replace("-", "_")
