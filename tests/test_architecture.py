@@ -50,3 +50,8 @@ def test_cycle_finder_finds_a_cycle(graph: ModuleType) -> None:
 
 def test_upward_finder_finds_an_upward_import(graph: ModuleType) -> None:
     assert graph.upward({"cupel.model": {"cupel.pipeline"}}) == [("cupel.model", "cupel.pipeline")]
+
+
+def test_no_module_is_much_over_400_lines(graph: ModuleType) -> None:
+    lines, _, _ = graph.collect()
+    assert {name: count for name, count in lines.items() if count > graph.MAX_LINES} == {}
