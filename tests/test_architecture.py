@@ -26,21 +26,25 @@ def graph() -> ModuleType:
     return module
 
 
-def test_no_import_cycles_even_through_deferred_imports(graph: ModuleType) -> None:
+@pytest.fixture(scope="module")
+def imports(graph: ModuleType) -> dict[str, set[str]]:
+    """Every import of every module, load-time, deferred and TYPE_CHECKING alike."""
     _, eager, deferred = graph.collect()
-    every = {name: eager[name] | deferred[name] for name in eager}
-    assert graph.cycles(every) == []
+    return {name: eager[name] | deferred[name] for name in eager}
 
 
-def test_no_module_imports_a_higher_layer(graph: ModuleType) -> None:
-    _, eager, deferred = graph.collect()
-    every = {name: eager[name] | deferred[name] for name in eager}
-    assert graph.upward(every) == []
+def test_no_import_cycles_even_through_deferred_imports(
+    graph: ModuleType, imports: dict[str, set[str]]
+) -> None:
+    assert graph.cycles(imports) == []
 
 
-def test_every_module_has_a_layer(graph: ModuleType) -> None:
-    lines, _, _ = graph.collect()
-    assert [name for name in lines if name != "cupel" and graph.layer_of(name) is None] == []
+def test_no_module_imports_a_higher_layer(graph: ModuleType, imports: dict[str, set[str]]) -> None:
+    assert graph.upward(imports) == []
+
+
+def test_every_module_has_a_layer(graph: ModuleType, imports: dict[str, set[str]]) -> None:
+    assert [name for name in imports if name != "cupel" and graph.layer_of(name) is None] == []
 
 
 def test_cycle_finder_finds_a_cycle(graph: ModuleType) -> None:

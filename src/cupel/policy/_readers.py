@@ -6,10 +6,11 @@ Each reader checks its values and reports problems at their path in the document
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
+from cupel.model import ContextKind
 from cupel.policy._entries import _SCORERS, _SLICERS, _Params, _Reader, _Registry, _type_name
 from cupel.policy._values import (
     _array,
@@ -310,14 +311,21 @@ def _inner_slicer(params: _Params, path: str, reader: _Reader) -> Slicer:
     return _read_slicer(params["inner"], _key(path, "inner"), reader)
 
 
-def _slicer_quota(params: _Params, path: str, reader: _Reader) -> QuotaSlice:
-    quotas_path = _key(path, "quotas")
-    entries: list[QuotaEntry] = []
-    for index, raw in enumerate(_array(_required(params, path, "quotas"), quotas_path)):
-        entry_path = _index(quotas_path, index)
+def _entry_tables(
+    params: _Params, path: str, key: str, schema: Mapping[str, Any], what: str
+) -> Iterator[tuple[str, Mapping[str, Any], ContextKind]]:
+    """The per-kind tables of ``params[key]`` with their paths and kinds, keys checked against ``schema``."""
+    list_path = _key(path, key)
+    for index, raw in enumerate(_array(_required(params, path, key), list_path)):
+        entry_path = _index(list_path, index)
         table = _table(raw, entry_path)
-        _check_keys(table, entry_path, tuple(QUOTA_ENTRY["properties"]), "a quota entry")
-        kind = _kind(_required(table, entry_path, "kind"), _key(entry_path, "kind"))
+        _check_keys(table, entry_path, tuple(schema["properties"]), what)
+        yield entry_path, table, _kind(_required(table, entry_path, "kind"), _key(entry_path, "kind"))
+
+
+def _slicer_quota(params: _Params, path: str, reader: _Reader) -> QuotaSlice:
+    entries: list[QuotaEntry] = []
+    for entry_path, table, kind in _entry_tables(params, path, "quotas", QUOTA_ENTRY, "a quota entry"):
         require = 0.0
         cap = 100.0
         if "require" in table:
@@ -325,19 +333,15 @@ def _slicer_quota(params: _Params, path: str, reader: _Reader) -> QuotaSlice:
         if "cap" in table:
             cap = _number(table["cap"], _key(entry_path, "cap"), minimum=0.0, maximum=100.0)
         entries.append(_construct(entry_path, QuotaEntry, kind, require, cap))
-    quotas = _construct(quotas_path, QuotaSet, entries)
+    quotas = _construct(_key(path, "quotas"), QuotaSet, entries)
     inner = _inner_slicer(params, path, reader)
     return _construct(path, QuotaSlice, quotas, inner)
 
 
 def _count_entries(params: _Params, path: str) -> list[CountQuotaEntry]:
-    entries_path = _key(path, "entries")
     entries: list[CountQuotaEntry] = []
-    for index, raw in enumerate(_array(_required(params, path, "entries"), entries_path)):
-        entry_path = _index(entries_path, index)
-        table = _table(raw, entry_path)
-        _check_keys(table, entry_path, tuple(COUNT_QUOTA_ENTRY["properties"]), "a count quota entry")
-        kind = _kind(_required(table, entry_path, "kind"), _key(entry_path, "kind"))
+    tables = _entry_tables(params, path, "entries", COUNT_QUOTA_ENTRY, "a count quota entry")
+    for entry_path, table, kind in tables:
         require = 0
         if "require_count" in table:
             require = _integer(table["require_count"], _key(entry_path, "require_count"), minimum=0)
