@@ -110,10 +110,10 @@ class BudgetExceeded(ExclusionReason):
 
 @dataclass(frozen=True, slots=True)
 class ScoredTooLow(ExclusionReason):
-    """Reserved: the item scored below a selection threshold."""
+    """The item fitted but scored below what the slicer selected: ``threshold`` is the lowest score
+    the slicer kept, or for KnapsackSlice the smallest score it values (``1 / 10000``)."""
 
     variant: ClassVar[str] = "ScoredTooLow"
-    active: ClassVar[bool] = False
     score: float
     threshold: float
 
@@ -121,10 +121,16 @@ class ScoredTooLow(ExclusionReason):
         _check_float(self.variant, "score", self.score)
         _check_float(self.variant, "threshold", self.threshold)
 
+    def describe(self) -> str:
+        return f"ScoredTooLow: score {self.score:.6g} is below the threshold {self.threshold:.6g}"
+
 
 @dataclass(frozen=True, slots=True)
 class Deduplicated(ExclusionReason):
-    """A byte-identical item with a higher (or equal, earlier) score was kept instead."""
+    """A byte-identical item with a higher (or equal, earlier) score won deduplication instead.
+
+    That item may itself be excluded later, for example by the budget.
+    """
 
     variant: ClassVar[str] = "Deduplicated"
     deduplicated_against: str
@@ -133,7 +139,9 @@ class Deduplicated(ExclusionReason):
         _check_str(self.variant, "deduplicated_against", self.deduplicated_against)
 
     def describe(self) -> str:
-        return f"Deduplicated: same content as a kept item ({_preview(self.deduplicated_against)})"
+        return (
+            f"Deduplicated: duplicate of {_preview(self.deduplicated_against)}, which scored at least as high"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,14 +204,17 @@ class PinnedOverride(ExclusionReason):
 
 @dataclass(frozen=True, slots=True)
 class Filtered(ExclusionReason):
-    """Reserved: removed by a named filter."""
+    """Removed by a named filter; the pipeline also names a slicer that left out an item which fitted
+    and scored at least as high as what it kept, without saying why."""
 
     variant: ClassVar[str] = "Filtered"
-    active: ClassVar[bool] = False
     filter_name: str
 
     def __post_init__(self) -> None:
         _check_str(self.variant, "filter_name", self.filter_name)
+
+    def describe(self) -> str:
+        return f"Filtered: left out by {self.filter_name}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
+from cupel._score_order import sort_by_score
 from cupel._wire_format import WireFormat
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
@@ -15,6 +17,8 @@ from cupel.model import ContextBudget, ContextItem
 if TYPE_CHECKING:
     from cupel.diagnostics.report import SelectionReport
     from cupel.slicers._base import CountRequirementShortfall
+
+_logger = logging.getLogger("cupel")
 
 __all__ = [
     "DiagnosticTraceCollector",
@@ -182,6 +186,7 @@ class DiagnosticTraceCollector:
         self._included: list[tuple[ContextItem, float, InclusionReason]] = []
         self._excluded: list[tuple[ContextItem, float, ExclusionReason]] = []
         self._shortfalls: list[CountRequirementShortfall] = []
+        self._callback_failed = False
 
     @property
     def is_enabled(self) -> bool:
@@ -190,13 +195,27 @@ class DiagnosticTraceCollector:
     def record_stage_event(self, event: TraceEvent) -> None:
         self.events.append(event)
         if self.on_event is not None:
-            self.on_event(event)
+            self._notify(event)
 
     def record_item_event(self, event: TraceEvent) -> None:
         if self.detail_level >= TraceDetailLevel.ITEM:
             self.events.append(event)
             if self.on_event is not None:
-                self.on_event(event)
+                self._notify(event)
+
+    def _notify(self, event: TraceEvent) -> None:
+        """Call ``on_event``; telemetry must not break the selection, so a failure is logged (the first
+        one only, with its traceback) and the run goes on. The event stays recorded."""
+        assert self.on_event is not None
+        try:
+            self.on_event(event)
+        except Exception:
+            if not self._callback_failed:
+                self._callback_failed = True
+                _logger.exception(
+                    "DiagnosticTraceCollector.on_event raised; the selection continues and later "
+                    "failures of this collector's callback are not logged"
+                )
 
     def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
         self._candidates = tuple(items)
@@ -228,7 +247,7 @@ class DiagnosticTraceCollector:
         from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 
         # Stable sort: equal scores keep the order in which items were excluded.
-        excluded = sorted(self._excluded, key=lambda entry: entry[1], reverse=True)
+        excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
             events=tuple(self.events),
             included=tuple(IncludedItem(item, score, reason) for item, score, reason in self._included),

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import NoReturn, TypeAlias
 
+from cupel._score_order import descending_indices
 from cupel.diagnostics.reasons import (
     EXCLUSION_REASON_TYPES,
     BudgetExceeded,
@@ -443,7 +444,7 @@ class SelectionReportAssertionChain:
                 f"but Included had {count} items.",
             )
         # Stable: equal scores keep ascending position, so the report of ties is deterministic.
-        ranked = sorted(range(count), key=lambda index: included[index].score, reverse=True)[:wanted]
+        ranked = descending_indices(range(count), [entry.score for entry in included])[:wanted]
         edges = _edge_positions(count, wanted)
         fail_count = sum(
             1
