@@ -4,6 +4,8 @@ The rules (docs/spec-notes.md, "Diagnostics") make every reason true of what hap
 
 - ``PinnedOverride`` for an item the slicer left out if and only if pinned items exist, the item does
   not fit the effective target, and it would fit the effective target computed with no pinned tokens.
+  An item fits a target when ``tokens <= target`` and the target is positive: at target 0 slicers
+  select nothing, not even zero-token items.
 - ``BudgetExceeded`` only when ``item_tokens > available_tokens``.
 - An item that fitted but was not chosen, and that the slicer did not explain, is ``ScoredTooLow``
   against the lowest score the slicer kept when it scored below that, and otherwise ``Filtered`` with
@@ -61,7 +63,11 @@ class SliceAttribution:
     def reason(self, item: ContextItem, score: float, explained: ExclusionReason | None) -> ExclusionReason:
         """The reason reported for ``item``; ``explained`` is the slicer's own reason, if it gave one."""
         tokens = item.tokens
-        if self.displaced_by is not None and self.effective_target < tokens <= self.unpinned_target:
+        if (
+            self.displaced_by is not None
+            and not _fits(tokens, self.effective_target)
+            and _fits(tokens, self.unpinned_target)
+        ):
             return PinnedOverride(self.displaced_by)
         reason = explained if explained is not None else BudgetExceeded(tokens, self.leftover)
         if isinstance(reason, BudgetExceeded) and reason.item_tokens <= reason.available_tokens:
@@ -74,6 +80,12 @@ class SliceAttribution:
         if self.lowest_selected is not None and nan_last(score) < self.lowest_selected:
             return ScoredTooLow(score, self.lowest_selected)
         return Filtered(self.slicer_name)
+
+
+def _fits(tokens: int, target: int) -> bool:
+    """Whether a slicer could select an item of ``tokens`` under ``target``: slicers select nothing,
+    not even a zero-token item, when the target is 0 (spec: Slicers)."""
+    return target > 0 and tokens <= target
 
 
 def truncation_reason(
