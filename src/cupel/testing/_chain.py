@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import NoReturn, TypeAlias
 
-from cupel._score_order import descending_indices
+from cupel._score_order import descending_indices, nan_last
 from cupel.diagnostics.reasons import (
     EXCLUSION_REASON_TYPES,
     BudgetExceeded,
@@ -449,7 +449,7 @@ class SelectionReportAssertionChain:
         fail_count = sum(
             1
             for rank, position in enumerate(edges)
-            if included[position].score != included[ranked[rank]].score
+            if nan_last(included[position].score) != nan_last(included[ranked[rank]].score)
         )
         if fail_count == 0:
             return self
