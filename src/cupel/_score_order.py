@@ -1,4 +1,4 @@
-"""Ordering by score with NaN last (see docs/spec-notes.md, "NaN scores").
+"""Ordering by score with NaN last (docs/spec-notes.md, "Truthful explanations").
 
 Python compares NaN as neither smaller nor larger than anything, so a plain ``sorted`` over scores that
 contain NaN can scatter the finite scores too. Every sort by score in cupel goes through these helpers:

@@ -331,6 +331,15 @@ def test_deduplicated_names_the_copy_that_won() -> None:
 
 PROPERTY_PIPELINES = [
     *SAMPLE_PIPELINES,
+    Pipeline(
+        PriorityScorer(),
+        CountConstrainedKnapsackSlice(
+            [CountQuotaEntry("Message", 1, 2), CountQuotaEntry("Document", 0, 1)],
+            KnapsackSlice(bucket_size=5),
+        ),
+        UShapedPlacer(),
+        overflow_strategy=OverflowStrategy.TRUNCATE,
+    ),
     Pipeline(PriorityScorer(), KnapsackSlice(bucket_size=1), UShapedPlacer()),
     Pipeline(
         ReflexiveScorer(),

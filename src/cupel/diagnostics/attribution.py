@@ -1,6 +1,6 @@
 """Which exclusion reason the pipeline reports for an item the slicer or Truncate left out.
 
-The rules (docs/spec-notes.md, "Diagnostics") make every reason true of what happened:
+The rules (docs/spec-notes.md, "Truthful explanations") make every reason true of what happened:
 
 - ``PinnedOverride`` for an item the slicer left out if and only if pinned items exist, the item does
   not fit the effective target, and it would fit the effective target computed with no pinned tokens.
