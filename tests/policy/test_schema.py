@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import tomli
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -151,3 +151,42 @@ def test_both_reject(document: dict[str, Any]) -> None:
     assert schema_errors(document)
     with pytest.raises(PolicyFileError):
         loads_policy(json.dumps(document), "json")
+
+
+_FREE_FORM = {"weights", "tag_weights"}  # maps from kinds or tags to numbers, not parameter tables
+
+
+def _tables(node: Any, key: str = "") -> list[dict[str, Any]]:
+    """Every parameter table below the top level: components, curves, windows, quota entries."""
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict) and key not in _FREE_FORM:
+        if key:
+            found.append(node)
+        for child_key, child in node.items():
+            found.extend(_tables(child, child_key))
+    elif isinstance(node, list):
+        for child in node:
+            found.extend(_tables(child, key or "item"))
+    return found
+
+
+def _loader_accepts(document: dict[str, Any]) -> bool:
+    try:
+        policy_from_dict(document, time_provider=CLOCK)
+    except PolicyFileError:
+        return False
+    return True
+
+
+@settings(max_examples=20, deadline=None)
+@given(policies)
+def test_schema_and_loader_agree_on_which_parameters_are_required(policy: Any) -> None:
+    """Leave out any one parameter of any table: the schema and the loader both accept, or both reject."""
+    document = policy_to_dict(policy)
+    for table in _tables(document):
+        for name in [key for key in table if key not in ("type", "weight")]:
+            value = table.pop(name)
+            try:
+                assert _loader_accepts(document) == (not schema_errors(document)), (name, document)
+            finally:
+                table[name] = value
