@@ -2,8 +2,8 @@
 
 The built-in types, their parameters, the presets and the enumerations all come from the code that
 reads policy files. Where the loader accepts other spellings (type and preset names in any letter
-case, ``-`` for ``_``, surrounding spaces; ``overflow_strategy`` in any letter case), the schema
-accepts them too, and offers the canonical spelling first so that editors suggest it.
+case, ``-`` for ``_``, surrounding spaces; ``overflow_strategy`` and ``scarcity`` in any letter case),
+the schema accepts them too, and lists the canonical spellings first so that editors suggest them.
 
 Regenerate the shipped file with ``python -m cupel.policy._schema``; a test checks that it is current.
 """
@@ -42,7 +42,7 @@ def _component(registry: _Registry, *, weighted: bool) -> dict[str, dict[str, An
         role: {
             "oneOf": [
                 {
-                    "anyOf": [caseless(plain), {"type": "string", "not": caseless(names)}],
+                    "anyOf": [{"enum": plain}, caseless(plain), {"type": "string", "not": caseless(names)}],
                     "description": (
                         f'Shorthand for {{type = "<name>"}}: a {role} type without required parameters.'
                     ),
