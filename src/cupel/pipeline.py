@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -17,13 +16,14 @@ from typing import Any, Protocol, runtime_checkable
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
+from cupel._score_order import descending_indices, sort_by_score
+from cupel._tracer import Tracer
+from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
 from cupel.diagnostics.reasons import (
-    BudgetExceeded,
     Deduplicated,
     ExclusionReason,
     InclusionReason,
     NegativeTokens,
-    PinnedOverride,
 )
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
@@ -32,7 +32,6 @@ from cupel.diagnostics.trace import (
     PipelineStage,
     TraceCollector,
     TraceDetailLevel,
-    TraceEvent,
 )
 from cupel.errors import (
     BudgetOverflowError,
@@ -61,51 +60,6 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
         effective_target = math.floor(effective_target * multiplier)
         effective_target = min(effective_target, effective_max)
     return ContextBudget(effective_max, effective_target)
-
-
-class _Tracer:
-    """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
-
-    __slots__ = ("collector", "item_events", "observer", "run_end", "stage_started_ns", "stage_wall_ns")
-
-    def __init__(self, collector: TraceCollector) -> None:
-        self.collector = collector
-        self.item_events = getattr(collector, "detail_level", TraceDetailLevel.ITEM) >= (
-            TraceDetailLevel.ITEM
-        )
-        self.observer: Any = collector if hasattr(collector, "on_excluded") else None
-        self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
-        self.stage_started_ns = 0
-        self.stage_wall_ns = 0
-
-    def start(self) -> None:
-        self.stage_wall_ns = time.time_ns()
-        self.stage_started_ns = time.perf_counter_ns()
-
-    def finish(self, stage: PipelineStage, items_in: int, items_out: int) -> None:
-        elapsed_ns = time.perf_counter_ns() - self.stage_started_ns
-        self.collector.record_stage_event(TraceEvent(stage, elapsed_ns / 1e6, items_out))
-        if self.observer is not None:
-            self.observer.on_stage_complete(
-                stage, self.stage_wall_ns, self.stage_wall_ns + elapsed_ns, items_in, items_out
-            )
-        self.start()
-
-    def excluded(
-        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
-    ) -> None:
-        if self.item_events:
-            self.collector.record_item_event(TraceEvent(stage, 0.0, 1, reason.describe()))
-        if self.observer is not None:
-            self.observer.on_excluded(stage, item, score, reason)
-
-    def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        if self.item_events:
-            self.collector.record_item_event(
-                TraceEvent(PipelineStage.PLACE, 0.0, 1, f"{reason.value}: score={score:.6g}")
-            )
-        if self.observer is not None:
-            self.observer.on_included(item, score, reason)
 
 
 @runtime_checkable
@@ -166,17 +120,17 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
-        tracer = _Tracer(collector) if collector.is_enabled else None
+        tracer = Tracer(collector) if collector.is_enabled else None
         return self._execute(items, budget, tracer)
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
-        self._execute(items, budget, _Tracer(collector))
+        self._execute(items, budget, Tracer(collector))
         return collector.build_report()
 
     def _execute(
-        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: _Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
@@ -196,7 +150,7 @@ class Pipeline:
         return placed
 
     def _prepare(
-        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: Tracer | None
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
@@ -247,10 +201,10 @@ class Pipeline:
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
-            order = sorted(survivors, key=scores.__getitem__, reverse=True)
+            order = descending_indices(survivors, scores)
         return Prepared(pinned, pinned_tokens, scoreable, scores, order)
 
-    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
+    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
         pinned = prepared.pinned
 
@@ -292,7 +246,7 @@ class Pipeline:
         return placed
 
     def _slice(
-        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: Tracer | None
     ) -> tuple[list[ContextItem], list[float]]:
         """Stage 5 through the Slicer protocol: the selected items and their scores."""
         sorted_scored = prepared.sorted_scored
@@ -316,9 +270,16 @@ class Pipeline:
                 f"{type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
-            self._trace_slice_exclusions(
-                tracer, sorted_scored, sliced, slice_exclusions, budget, effective, prepared.pinned
-            )
+            if len(sliced) < len(sorted_scored):
+                attribution = SliceAttribution.build(
+                    effective.target_tokens,
+                    compute_effective_budget(budget, 0).target_tokens,
+                    prepared.pinned,
+                    sliced,
+                    sliced_scores,
+                    type(self.slicer).__name__,
+                )
+                _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
         return sliced, sliced_scores
 
@@ -328,7 +289,7 @@ class Pipeline:
         merged_tokens: int,
         budget: ContextBudget,
         pinned: list[ContextItem],
-        tracer: _Tracer | None,
+        tracer: Tracer | None,
     ) -> list[ScoredItem]:
         target = budget.target_tokens
         strategy = self.overflow_strategy
@@ -341,61 +302,32 @@ class Pipeline:
             if tracer is not None and tracer.observer is not None:
                 tracer.observer.on_overflow(event)
             return merged
-        kept: list[ScoredItem] = []
-        current = 0
+        # Truncate: the lowest-scored non-pinned items go first (NaN lowest; among equal scores the
+        # one placed later), until the rest fits. Removing a zero-token item never helps.
+        candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
+        candidates.reverse()
+        removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
         pinned_tokens = sum(item.tokens for item in pinned)
-        for entry in merged:
+        total = merged_tokens
+        removed: set[int] = set()
+        for position in removal_order:
+            if total <= target:
+                break
+            entry = merged[position]
             tokens = entry.item.tokens
-            if entry.item.pinned or current + tokens <= target:
-                kept.append(entry)
-                current += tokens
-            elif tracer is not None:
-                available = target - current
-                reason: ExclusionReason
-                if pinned and tokens <= available + pinned_tokens:
-                    reason = PinnedOverride(_displacing_pinned(pinned).content)
-                else:
-                    reason = BudgetExceeded(tokens, available)
-                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
-        return kept
-
-    @staticmethod
-    def _trace_slice_exclusions(
-        tracer: _Tracer,
-        sorted_scored: list[ScoredItem],
-        sliced: list[ContextItem],
-        slice_exclusions: dict[int, ExclusionReason],
-        budget: ContextBudget,
-        effective: ContextBudget,
-        pinned: list[ContextItem],
-    ) -> None:
-        if len(sliced) == len(sorted_scored):
-            return
-        # A multiset: the same instance may appear (and be selected) more than once.
-        selected_ids = Counter(id(item) for item in sliced)
-        leftover = effective.target_tokens - sum(item.tokens for item in sliced)
-        # How much of the slicer's target the pinned items took: an item that would have fitted
-        # without them was displaced by them rather than by the budget itself.
-        pinned_share = 0
-        if pinned:
-            pinned_share = compute_effective_budget(budget, 0).target_tokens - effective.target_tokens
-        for entry in sorted_scored:
-            item = entry.item
-            if selected_ids[id(item)] > 0:
-                selected_ids[id(item)] -= 1
+            if tokens <= 0:
                 continue
-            reason = slice_exclusions.get(id(item)) or BudgetExceeded(item.tokens, leftover)
-            if (
-                isinstance(reason, BudgetExceeded)
-                and pinned_share > 0
-                and reason.item_tokens <= reason.available_tokens + pinned_share
-            ):
-                reason = PinnedOverride(_displacing_pinned(pinned).content)
-            tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
+            removed.add(position)
+            if tracer is not None:
+                # What the items still kept left for this one when it was removed.
+                reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
+                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
+            total -= tokens
+        return [entry for position, entry in enumerate(merged) if position not in removed]
 
     @staticmethod
     def _trace_inclusions(
-        tracer: _Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
+        tracer: Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
     ) -> None:
         score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
         for item in placed:
@@ -454,6 +386,20 @@ class Pipeline:
         return _simulation.find_min_budget_for(self, items, target_item, search_ceiling)
 
 
-def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
-    """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
-    return max(pinned, key=lambda item: item.tokens)
+def _trace_slice_exclusions(
+    tracer: Tracer,
+    sorted_scored: list[ScoredItem],
+    sliced: list[ContextItem],
+    slice_exclusions: dict[int, ExclusionReason],
+    attribution: SliceAttribution,
+) -> None:
+    """Report every candidate the slicer left out, with the reason :class:`SliceAttribution` gives."""
+    # A multiset: the same instance may appear (and be selected) more than once.
+    selected_ids = Counter(id(item) for item in sliced)
+    for entry in sorted_scored:
+        item = entry.item
+        if selected_ids[id(item)] > 0:
+            selected_ids[id(item)] -= 1
+            continue
+        reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
+        tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
