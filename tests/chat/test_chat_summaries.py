@@ -99,3 +99,27 @@ def test_a_summary_over_its_reserve_is_an_error() -> None:
         )
     with pytest.raises(InvalidConfigurationError, match="summary_tokens must be"):
         select_messages(transcript(), 40, summarize=True, summary_tokens=-1)
+
+
+def test_langchain_summary_is_a_system_message() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    from cupel.chat.langchain import aselect_messages as aselect_langchain
+    from cupel.chat.langchain import select_messages as select_langchain
+
+    messages = [
+        SystemMessage("be brief"),
+        HumanMessage("old question"),
+        AIMessage("old answer " * 20),
+        HumanMessage("latest question"),
+    ]
+    result = select_langchain(messages, 40, summarize=True, summary_tokens=12)
+    assert result.messages[0] is messages[0] and result.messages[-1] is messages[3]
+    assert isinstance(result.messages[1], SystemMessage) and "old question" in result.messages[1].content
+    assert validate_transcript(list(result.messages), "langchain") == []
+
+    async def summarize(dropped: Sequence[Any]) -> str:
+        return "async"
+
+    awaited = asyncio.run(aselect_langchain(messages, 40, summarize=summarize, summary_tokens=12))
+    assert awaited.messages[1].content == "async"

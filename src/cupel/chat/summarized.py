@@ -141,7 +141,9 @@ def plan_summary(
     if summarize is None:
         return run(resolved), None, None
     if summarize is True:
-        summarize = FirstLines(summary_tokens, counter)
+        # The text gets what the summary message's own overhead leaves.
+        overhead = cost_of(make_message(""))
+        summarize = FirstLines(max(0, summary_tokens - overhead), counter)
     if not callable(summarize):
         raise CupelTypeError(f"summarize must be a callable, True or None, got {summarize!r}")
     full = run(resolved)
