@@ -113,7 +113,7 @@ def test_langchain_summary_is_a_system_message() -> None:
         AIMessage("old answer " * 20),
         HumanMessage("latest question"),
     ]
-    result = select_langchain(messages, 40, summarize=True, summary_tokens=12)
+    result = select_langchain(messages, 60, summarize=True, summary_tokens=24)
     assert result.messages[0] is messages[0] and result.messages[-1] is messages[3]
     assert isinstance(result.messages[1], SystemMessage) and "old question" in result.messages[1].content
     assert validate_transcript(list(result.messages), "langchain") == []

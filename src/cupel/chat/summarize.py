@@ -27,7 +27,7 @@ from cupel.tokens.resolve import resolve_counter
 
 __all__ = ["SUMMARY_PREFIX", "FirstLines", "Summarizer", "message_text"]
 
-SUMMARY_PREFIX = "Summary of the earlier conversation, which is not shown:"
+SUMMARY_PREFIX = "Earlier conversation, summarised:"
 
 
 class Summarizer(Protocol):
