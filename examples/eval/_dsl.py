@@ -20,11 +20,17 @@ def gold(text: str, weight: float = 1.0) -> G:
 
 def _gold_ref(ref: Any, text: Any) -> Any:
     if isinstance(text, G):
-        return ref if text.weight == 1.0 else {"index" if isinstance(ref, int) else "id": ref, "weight": text.weight}
+        return (
+            ref
+            if text.weight == 1.0
+            else {"index" if isinstance(ref, int) else "id": ref, "weight": text.weight}
+        )
     return None
 
 
-def chat(case_id: str, tags: list[str], question: str, turns: list[tuple[Any, ...]], provider: str = "openai") -> dict[str, Any]:
+def chat(
+    case_id: str, tags: list[str], question: str, turns: list[tuple[Any, ...]], provider: str = "openai"
+) -> dict[str, Any]:
     """Turns: (role, text) for plain messages; ("call", text_or_None, [(name, args, result), ...]) for an
     assistant tool-call step with its results. Gold text (G) marks the message (or tool result) as gold."""
     messages: list[dict[str, Any]] = []
@@ -47,7 +53,7 @@ def chat(case_id: str, tags: list[str], question: str, turns: list[tuple[Any, ..
             blocks: list[dict[str, Any]] = [{"type": "text", "text": str(text)}] if text else []
             blocks += [
                 {"type": "tool_use", "id": call_id, "name": name, "input": args}
-                for call_id, (name, args, _) in zip(ids, steps)
+                for call_id, (name, args, _) in zip(ids, steps, strict=True)
             ]
             index = len(messages)
             messages.append({"role": "assistant", "content": blocks})
@@ -59,7 +65,7 @@ def chat(case_id: str, tags: list[str], question: str, turns: list[tuple[Any, ..
                     "role": "user",
                     "content": [
                         {"type": "tool_result", "tool_use_id": call_id, "content": str(result)}
-                        for call_id, (_, _, result) in zip(ids, steps)
+                        for call_id, (_, _, result) in zip(ids, steps, strict=True)
                     ],
                 }
             )
@@ -72,14 +78,18 @@ def chat(case_id: str, tags: list[str], question: str, turns: list[tuple[Any, ..
                 "role": "assistant",
                 "content": None if text is None else str(text),
                 "tool_calls": [
-                    {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                    for call_id, (name, args, _) in zip(ids, steps)
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                    for call_id, (name, args, _) in zip(ids, steps, strict=True)
                 ],
             }
         )
         if text is not None and (ref := _gold_ref(index, text)) is not None:
             refs.append(ref)
-        for call_id, (_, _, result) in zip(ids, steps):
+        for call_id, (_, _, result) in zip(ids, steps, strict=True):
             index = len(messages)
             messages.append({"role": "tool", "tool_call_id": call_id, "content": str(result)})
             if (ref := _gold_ref(index, result)) is not None:

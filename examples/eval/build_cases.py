@@ -1,13 +1,15 @@
 """Build src/cupel/eval/data/cases.jsonl from the hand-written definitions in this folder.
 
-Run from the repository root: ``python examples/eval/build_cases.py``. The tests check that the shipped
-file equals what this script writes.
+Run ``python examples/eval/build_cases.py`` (``--stdout`` prints instead of writing). The tests check
+that the shipped file equals what this script writes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,6 +27,16 @@ def render() -> str:
     return "".join(json.dumps(case, ensure_ascii=False, sort_keys=False) + "\n" for case in cases)
 
 
+def write(text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=TARGET.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+        stream.write(text)
+    os.replace(temporary, TARGET)
+
+
 if __name__ == "__main__":
-    TARGET.write_text(render(), encoding="utf-8")
-    print(f"wrote {TARGET}")
+    if "--stdout" in sys.argv:
+        sys.stdout.write(render())
+    else:
+        write(render())
+        print(f"wrote {TARGET}")

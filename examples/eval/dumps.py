@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (hand-written case text reads best one message a line)
 """Long, realistic tool outputs that a context window usually does not need (hand-written templates)."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ def pip_install(packages: list[tuple[str, str]]) -> str:
         lines.append(f"Collecting {name}=={version}")
         lines.append(f"  Downloading {name.replace('-', '_')}-{version}-py3-none-any.whl (1{len(name)}4 kB)")
     for name, version in packages:
-        lines.append(f"Requirement already satisfied: typing-extensions>=4.6 in ./.venv/lib/python3.12/site-packages (from {name}=={version})")
+        lines.append(
+            f"Requirement already satisfied: typing-extensions>=4.6 in ./.venv/lib/python3.12/site-packages (from {name}=={version})"
+        )
     lines.append("Installing collected packages: " + ", ".join(name for name, _ in packages))
     lines.append("Successfully installed " + " ".join(f"{name}-{version}" for name, version in packages))
     return "\n".join(lines)
@@ -23,14 +26,19 @@ def kubectl_pods(service: str, count: int, bad: str | None = None) -> str:
         restarts = "0"
         if bad is not None and n == count // 2:
             status, restarts = bad, "14 (2m ago)"
-        lines.append(f"{name:<39}{'1/1' if status == 'Running' else '0/1':<8}{status:<10}{restarts:<14}{3 + n % 5}d")
+        lines.append(
+            f"{name:<39}{'1/1' if status == 'Running' else '0/1':<8}{status:<10}{restarts:<14}{3 + n % 5}d"
+        )
     return "\n".join(lines)
 
 
 def pytest_run(module: str, names: list[str], failure: str | None = None) -> str:
-    lines = ["============================= test session starts ==============================",
-             "platform linux -- Python 3.12.3, pytest-8.2.1, pluggy-1.5.0",
-             f"collected {len(names)} items", ""]
+    lines = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.12.3, pytest-8.2.1, pluggy-1.5.0",
+        f"collected {len(names)} items",
+        "",
+    ]
     for name in names:
         lines.append(f"tests/{module}::{name} PASSED")
     if failure:

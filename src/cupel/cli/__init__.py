@@ -1,4 +1,4 @@
-"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, conformance."""
+"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, conformance, eval."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from cupel import __version__
 from cupel.cli import assemble, conformance, explain, policies, select, sensitivity
+from cupel.cli import eval as eval_command
 from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
@@ -23,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (select, explain, sensitivity, policies, assemble, conformance):
         module.register(subcommands)
+    eval_command.register(subcommands)
     return parser
 
 

@@ -58,14 +58,18 @@ def random_units(unit_tokens: Sequence[int], max_tokens: int, seed: int) -> list
     return sorted(kept)
 
 
-def oracle_knapsack(unit_tokens: Sequence[int], unit_values: Mapping[int, float], max_tokens: int) -> list[int]:
+def oracle_knapsack(
+    unit_tokens: Sequence[int], unit_values: Mapping[int, float], max_tokens: int
+) -> list[int]:
     """The units maximising the total value within ``max_tokens`` (0/1 knapsack, exact).
 
     Only units with value take part. Keeps the Pareto frontier of (tokens, value) states, so the work
     grows with the number of distinct useful subsets, not with the budget. Ties prefer fewer tokens,
     then the earliest units.
     """
-    units = sorted(unit for unit, value in unit_values.items() if value > 0 and unit_tokens[unit] <= max_tokens)
+    units = sorted(
+        unit for unit, value in unit_values.items() if value > 0 and unit_tokens[unit] <= max_tokens
+    )
     if sum(unit_tokens[unit] for unit in units) <= max_tokens:
         return units
     # state: tokens -> (value, chosen units); a state survives only if no cheaper one is at least as good.

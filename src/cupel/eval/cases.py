@@ -137,9 +137,7 @@ def _string(record: Mapping[str, Any], key: str, where: str, *, required: bool =
     return value
 
 
-def _gold(
-    entries: object, where: str, resolve: Mapping[Any, int], key: str
-) -> dict[int, float]:
+def _gold(entries: object, where: str, resolve: Mapping[Any, int], key: str) -> dict[int, float]:
     if not isinstance(entries, list) or not entries:
         raise _fail(where, f"gold must be a non-empty array, got {entries!r}")
     gold: dict[int, float] = {}

@@ -7,12 +7,14 @@ are the policies, in the order given, followed by the baselines ``recent``, ``ra
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from cupel.chat import INDICES_KEY, message_token_counts, messages_to_items, to_messages
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
@@ -31,7 +33,7 @@ __all__ = ["BASELINES", "EvalResult", "PolicyLike", "Run", "evaluate", "resolve_
 BASELINES: tuple[str, ...] = ("recent", "random", "oracle")
 """Baseline selectors in every result: most-recent window, seeded random, oracle upper bound."""
 
-PolicyLike = Union[Policy, Pipeline, str]
+PolicyLike = Policy | Pipeline | str
 """A Policy, a Pipeline, a preset name, or a policy file path (``.toml`` / ``.json``)."""
 
 
@@ -81,7 +83,9 @@ def resolve_policies(policies: Mapping[str, PolicyLike] | Sequence[PolicyLike]) 
     resolved: dict[str, Pipeline] = {}
     for label, policy in named:
         if label in resolved or label in BASELINES:
-            raise InvalidConfigurationError(f"policies: the label {label!r} is used twice or names a baseline")
+            raise InvalidConfigurationError(
+                f"policies: the label {label!r} is used twice or names a baseline"
+            )
         resolved[label] = _pipeline(policy)
     return resolved
 
@@ -193,7 +197,10 @@ def _run_baseline(prepared: _Prepared, name: str, budget: ContextBudget, seed: i
         }
         units = oracle_knapsack(unit_tokens, values, limit)
     window, messages = prepared.window([prepared.items[unit] for unit in units])
-    return _score(prepared, window, messages, budget, time.perf_counter() - start)
+    # The oracle is a bound on recall, not a context anyone would send: its validity is not scored.
+    return _score(
+        prepared, window, None if name == "oracle" else messages, budget, time.perf_counter() - start
+    )
 
 
 def _chronological(items: Sequence[ContextItem]) -> list[int]:
@@ -205,18 +212,48 @@ def _chronological(items: Sequence[ContextItem]) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class _Task:
+    """One case's work. ``policies`` holds pipelines, or policy-file dicts when sent to a worker process."""
+
     case: EvalCase
-    pipelines: Mapping[str, Pipeline]
+    policies: Mapping[str, Pipeline] | tuple[tuple[str, str], ...]
     budgets: tuple[ContextBudget, ...]
     counter: CounterLike | None
     seed: int
+
+
+@functools.lru_cache(maxsize=64)
+def _pipeline_from_json(text: str) -> Pipeline:
+    from cupel.policy import policy_from_dict
+
+    return Pipeline.from_policy(policy_from_dict(json.loads(text)))
+
+
+def _pipelines(task: _Task) -> Mapping[str, Pipeline]:
+    if isinstance(task.policies, Mapping):
+        return task.policies
+    return {label: _pipeline_from_json(text) for label, text in task.policies}
+
+
+def _portable(pipelines: Mapping[str, Pipeline]) -> tuple[tuple[str, str], ...]:
+    """Policies as policy-file JSON, which worker processes rebuild (pipelines themselves do not pickle)."""
+    from cupel.policy import policy_to_dict
+
+    portable = []
+    for label, pipeline in pipelines.items():
+        try:
+            portable.append((label, json.dumps(policy_to_dict(Policy.from_pipeline(pipeline)))))
+        except CupelError as error:
+            raise InvalidConfigurationError(
+                f"jobs > 1 needs policies a policy file can express; {label!r} cannot ({error}); use jobs=1"
+            ) from None
+    return tuple(portable)
 
 
 def _evaluate_case(task: _Task) -> list[Run]:
     prepared = _prepare(task.case, task.counter)
     runs: list[Run] = []
     for budget in task.budgets:
-        for label, pipeline in task.pipelines.items():
+        for label, pipeline in _pipelines(task).items():
             runs.append(Run(task.case.id, label, budget.max_tokens, _run_policy(prepared, pipeline, budget)))
         for name in BASELINES:
             metrics = _run_baseline(prepared, name, budget, task.seed)
@@ -268,6 +305,11 @@ class EvalResult:
     def tags(self) -> tuple[str, ...]:
         """Every case tag, in first-seen order."""
         return tuple(dict.fromkeys(tag for case in self.cases for tag in case.tags))
+
+    @property
+    def task_types(self) -> tuple[str, ...]:
+        """The cases' first tags (their task type), in first-seen order."""
+        return tuple(dict.fromkeys(case.tags[0] for case in self.cases if case.tags))
 
     def runs_for(self, selector: str, budget: int, tag: str | None = None) -> list[Run]:
         runs = self._index.get((selector, budget), [])
@@ -378,7 +420,10 @@ def evaluate(
         raise InvalidConfigurationError(f"budgets: each budget needs a different max_tokens, got {labels}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise InvalidConfigurationError(f"jobs must be an int >= 1, got {jobs!r}")
-    tasks = [_Task(case, pipelines, budget_list, counter, seed) for case in case_list]
+    policies_for_tasks: Mapping[str, Pipeline] | tuple[tuple[str, str], ...] = pipelines
+    if jobs > 1 and len(case_list) > 1:
+        policies_for_tasks = _portable(pipelines)
+    tasks = [_Task(case, policies_for_tasks, budget_list, counter, seed) for case in case_list]
     runs: list[Run] = []
     for done, case_runs in enumerate(_map(tasks, jobs), start=1):
         runs.extend(case_runs)

@@ -157,7 +157,9 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise _fail(str(path), f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+        raise _fail(
+            str(path), f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
 
 
 def load_longmemeval(path: str | Path) -> list[EvalCase]:
@@ -197,5 +199,3 @@ def shipped_cases_path() -> Path:
 def shipped_cases(counter: CounterLike | None = None) -> list[EvalCase]:
     """The 45 hand-written cases (chat, agent/tool use, RAG, code review) shipped with cupel."""
     return read_cases(shipped_cases_path().read_text(encoding="utf-8"), "shipped cases", counter)
-
-

@@ -11,7 +11,10 @@ _GOLD_INDEX = {
         {"type": "integer", "minimum": 0},
         {
             "type": "object",
-            "properties": {"index": {"type": "integer", "minimum": 0}, "weight": {"type": "number", "exclusiveMinimum": 0}},
+            "properties": {
+                "index": {"type": "integer", "minimum": 0},
+                "weight": {"type": "number", "exclusiveMinimum": 0},
+            },
             "required": ["index"],
             "additionalProperties": False,
         },
@@ -22,7 +25,10 @@ _GOLD_ID = {
         {"type": "string", "minLength": 1},
         {
             "type": "object",
-            "properties": {"id": {"type": "string", "minLength": 1}, "weight": {"type": "number", "exclusiveMinimum": 0}},
+            "properties": {
+                "id": {"type": "string", "minLength": 1},
+                "weight": {"type": "number", "exclusiveMinimum": 0},
+            },
             "required": ["id"],
             "additionalProperties": False,
         },
@@ -33,12 +39,16 @@ CASE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://github.com/cupel/pycupel/eval-case.schema.json",
     "title": "cupel evaluation case",
-    "description": "Candidates (a chat transcript or context items), the gold evidence a correct answer needs, "
-    "an optional question and tags.",
+    "description": "Candidates (a chat transcript or context items), the gold evidence a correct "
+    "answer needs, an optional question and tags.",
     "type": "object",
     "properties": {
         "id": {"type": "string", "minLength": 1, "description": "unique within the file"},
-        "tags": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "task type etc."},
+        "tags": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "description": "task type etc.",
+        },
         "question": {"type": "string", "description": "what the answer is about (informational)"},
         "answer": {"description": "the expected answer (informational, not scored)"},
         "provider": {"enum": ["openai", "anthropic"], "description": "chat format; default openai"},
@@ -62,12 +72,24 @@ CASE_SCHEMA: dict[str, Any] = {
                 "description": "a context item in cupel's JSON form plus an id",
             },
         },
-        "gold": {"type": "array", "minItems": 1, "description": "message indices (messages) or item ids (items)"},
+        "gold": {
+            "type": "array",
+            "minItems": 1,
+            "description": "message indices (messages) or item ids (items)",
+        },
     },
     "required": ["id", "gold"],
     "additionalProperties": False,
     "oneOf": [
-        {"required": ["messages"], "properties": {"gold": {"items": _GOLD_INDEX}}, "not": {"required": ["items"]}},
-        {"required": ["items"], "properties": {"gold": {"items": _GOLD_ID}}, "not": {"required": ["messages"]}},
+        {
+            "required": ["messages"],
+            "properties": {"gold": {"items": _GOLD_INDEX}},
+            "not": {"required": ["items"]},
+        },
+        {
+            "required": ["items"],
+            "properties": {"gold": {"items": _GOLD_ID}},
+            "not": {"required": ["messages"]},
+        },
     ],
 }
