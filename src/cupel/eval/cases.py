@@ -15,7 +15,8 @@ from typing import Any
 
 from cupel.errors import CupelError, InvalidConfigurationError
 from cupel.model import ContextItem, _ReadOnlyMap
-from cupel.tokens.base import CounterLike, resolve_counter
+from cupel.tokens.base import CounterLike
+from cupel.tokens.resolve import resolve_counter
 
 __all__ = [
     "ITEM_ID_KEY",
