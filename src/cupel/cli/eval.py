@@ -11,7 +11,7 @@ from typing import Any
 from cupel.cli._common import CliError, add_tokenizer_argument, parse_budget, resolve_counter, resolve_policy
 from cupel.errors import CupelError
 
-DEFAULT_BUDGETS = (300, 600, 1200)
+DEFAULT_BUDGETS = (200, 400, 800)
 """Budgets used when none is given: they make the shipped cases' selection decisions matter."""
 
 

@@ -196,6 +196,18 @@ def _session(rng: random.Random, number: int) -> dict[str, Any]:
     }
 
 
+def _document(
+    item_id: str, content: str, *, hint: float, timestamp: str, kind: str = "Document"
+) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "content": content,
+        "kind": kind,
+        "futureRelevanceHint": hint,
+        "timestamp": timestamp,
+    }
+
+
 def _rag(rng: random.Random, number: int) -> dict[str, Any]:
     service = rng.choice(_SERVICES)
     answer = rng.randrange(2, 90)
@@ -210,40 +222,35 @@ def _rag(rng: random.Random, number: int) -> dict[str, Any]:
             "kind": "SystemPrompt",
             "pinned": True,
         },
-        {
-            "id": "stale",
-            "content": f"{service} runbook (2022): the retry budget is {stale} requests per minute per client.",
-            "kind": "Document",
-            "futureRelevanceHint": round(rng.uniform(0.8, 0.95), 2),
-            "timestamp": "2022-05-01T00:00:00Z",
-        },
-        {
-            "id": "current",
-            "content": gold_text,
-            "kind": "Document",
-            "futureRelevanceHint": round(rng.uniform(0.6, 0.9), 2),
-            "timestamp": "2025-01-10T00:00:00Z",
-        },
+        _document(
+            "stale",
+            f"{service} runbook (2022): the retry budget is {stale} requests per minute per client.",
+            hint=round(rng.uniform(0.8, 0.95), 2),
+            timestamp="2022-05-01T00:00:00Z",
+        ),
+        _document(
+            "current", gold_text, hint=round(rng.uniform(0.6, 0.9), 2), timestamp="2025-01-10T00:00:00Z"
+        ),
     ]
     for copy in range(rng.randint(1, 3)):
         items.append(
-            {
-                "id": f"current-copy-{copy}",
-                "content": gold_text,
-                "kind": "Document",
-                "futureRelevanceHint": round(rng.uniform(0.6, 0.9), 2),
-                "timestamp": "2025-01-10T00:00:00Z",
-            }
+            _document(
+                f"current-copy-{copy}",
+                gold_text,
+                hint=round(rng.uniform(0.6, 0.9), 2),
+                timestamp="2025-01-10T00:00:00Z",
+            )
         )
     for n in range(rng.randint(3, 25)):
+        # Arguments are evaluated in the order written: content, kind, hint (the seeded stream's order).
         items.append(
-            {
-                "id": f"noise-{n}",
-                "content": _dump(rng, service, rng.choice((3, 6, 12))),
-                "kind": rng.choice(("Document", "ToolOutput")),
-                "futureRelevanceHint": round(rng.uniform(0.1, 0.85), 2),
-                "timestamp": f"2025-0{1 + n % 3}-{1 + n % 27:02d}T00:00:00Z",
-            }
+            _document(
+                f"noise-{n}",
+                _dump(rng, service, rng.choice((3, 6, 12))),
+                kind=rng.choice(("Document", "ToolOutput")),
+                hint=round(rng.uniform(0.1, 0.85), 2),
+                timestamp=f"2025-0{1 + n % 3}-{1 + n % 27:02d}T00:00:00Z",
+            )
         )
     question = f"What is the retry budget for {service}?"
     items.append(

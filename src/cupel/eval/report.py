@@ -6,6 +6,7 @@ import json
 from collections import Counter
 
 from cupel.eval.evaluate import BASELINES, EvalResult
+from cupel.eval.metrics import METRICS
 from cupel.eval.stats import Summary
 
 __all__ = ["render_json", "render_markdown", "render_text"]
@@ -67,18 +68,7 @@ def render_text(result: EvalResult, *, timings: bool = True) -> str:
             header,
         ]
         for selector in result.selectors:
-            summary = {
-                m: result.summary(selector, budget, m)
-                for m in (
-                    "recall_items",
-                    "recall_tokens",
-                    "all_gold",
-                    "middle_exposure",
-                    "budget_use",
-                    "valid",
-                    "time_ms",
-                )
-            }
+            summary = {m: result.summary(selector, budget, m) for m in METRICS}
             row = (
                 f"{label(selector):<{width}}{_number(summary['recall_items'].mean):>7}"
                 f"{_number(summary['recall_tokens'].mean):>8}{_number(summary['all_gold'].mean):>6}"
@@ -99,7 +89,7 @@ def render_text(result: EvalResult, *, timings: bool = True) -> str:
                 lines.append(
                     f"{label(selector):<{width}}" + "".join(f"{_number(m):>{column}}" for m in means)
                 )
-    return "\n".join(lines) + "\n"
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 def render_json(result: EvalResult, *, timings: bool = True) -> str:

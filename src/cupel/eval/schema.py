@@ -6,34 +6,24 @@ from typing import Any
 
 __all__ = ["CASE_SCHEMA"]
 
-_GOLD_INDEX = {
-    "oneOf": [
-        {"type": "integer", "minimum": 0},
-        {
-            "type": "object",
-            "properties": {
-                "index": {"type": "integer", "minimum": 0},
-                "weight": {"type": "number", "exclusiveMinimum": 0},
+
+def _gold_entry(key: str, reference: dict[str, Any]) -> dict[str, Any]:
+    """A gold entry: a bare reference, or ``{key: reference, "weight": w}``."""
+    return {
+        "oneOf": [
+            reference,
+            {
+                "type": "object",
+                "properties": {key: reference, "weight": {"type": "number", "exclusiveMinimum": 0}},
+                "required": [key],
+                "additionalProperties": False,
             },
-            "required": ["index"],
-            "additionalProperties": False,
-        },
-    ]
-}
-_GOLD_ID = {
-    "oneOf": [
-        {"type": "string", "minLength": 1},
-        {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "minLength": 1},
-                "weight": {"type": "number", "exclusiveMinimum": 0},
-            },
-            "required": ["id"],
-            "additionalProperties": False,
-        },
-    ]
-}
+        ]
+    }
+
+
+_GOLD_INDEX = _gold_entry("index", {"type": "integer", "minimum": 0})
+_GOLD_ID = _gold_entry("id", {"type": "string", "minLength": 1})
 
 CASE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -18,32 +18,27 @@ __all__ = ["transcript_problems"]
 _SYSTEM = frozenset({"system", "developer"})
 
 
-def _call_ids(message: Mapping[str, Any]) -> list[str]:
-    ids = [
-        str(call.get("id"))
-        for call in message.get("tool_calls") or ()
-        if isinstance(call, Mapping) and call.get("id") is not None
-    ]
+def _block_ids(message: Mapping[str, Any], block_type: str, key: str) -> list[str]:
+    """Ids named by Anthropic-style content blocks of ``block_type``."""
     content = message.get("content")
-    if isinstance(content, list):
-        ids += [
-            str(block.get("id"))
-            for block in content
-            if isinstance(block, Mapping) and block.get("type") == "tool_use"
-        ]
-    return ids
+    if not isinstance(content, list):
+        return []
+    return [
+        str(block.get(key))
+        for block in content
+        if isinstance(block, Mapping) and block.get("type") == block_type
+    ]
+
+
+def _call_ids(message: Mapping[str, Any]) -> list[str]:
+    calls = message.get("tool_calls") or ()
+    ids = [str(call.get("id")) for call in calls if isinstance(call, Mapping) and call.get("id") is not None]
+    return ids + _block_ids(message, "tool_use", "id")
 
 
 def _result_ids(message: Mapping[str, Any]) -> list[str]:
     ids = [str(message["tool_call_id"])] if message.get("tool_call_id") is not None else []
-    content = message.get("content")
-    if isinstance(content, list):
-        ids += [
-            str(block.get("tool_use_id"))
-            for block in content
-            if isinstance(block, Mapping) and block.get("type") == "tool_result"
-        ]
-    return ids
+    return ids + _block_ids(message, "tool_result", "tool_use_id")
 
 
 def transcript_problems(messages: Sequence[Mapping[str, Any]], provider: str = "openai") -> list[str]:
