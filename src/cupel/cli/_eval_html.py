@@ -7,8 +7,8 @@ import math
 from html import escape
 
 from cupel.cli._html import _PALETTE, _Column, _table, page
-from cupel.eval.evaluate import EvalResult
 from cupel.eval.report import describe_cases, label
+from cupel.eval.result import EvalResult
 
 _BASELINE_STYLE = {
     "recent": ("#5b6577", "6 4"),

@@ -16,8 +16,9 @@ from cupel.eval.cases import (
     read_cases,
     write_cases,
 )
-from cupel.eval.evaluate import BASELINES, EvalResult, Run, evaluate
+from cupel.eval.evaluate import evaluate
 from cupel.eval.metrics import METRICS, CaseMetrics, case_metrics
+from cupel.eval.result import BASELINES, EvalResult, Run
 from cupel.eval.stats import Summary
 
 __all__ = [

@@ -1,7 +1,8 @@
 """evaluate(cases, policies, budgets): run every policy and baseline on every case at every budget.
 
-The result holds one :class:`Run` per (case, selector, budget) and aggregates them on demand. Selectors
-are the policies, in the order given, followed by the baselines ``recent``, ``random`` and ``oracle``.
+It returns an :class:`~cupel.eval.result.EvalResult`: one run per (case, selector, budget), aggregated on
+demand. Selectors are the policies, in the order given, then the baselines ``recent``, ``random`` and
+``oracle``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,31 +21,18 @@ from cupel.chat import INDICES_KEY, message_token_counts, messages_to_items, to_
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.eval.baselines import oracle_knapsack, random_units, recent_items, recent_messages
 from cupel.eval.cases import EvalCase
-from cupel.eval.metrics import METRICS, CaseMetrics, case_metrics
-from cupel.eval.stats import Bootstrap, Summary
+from cupel.eval.metrics import CaseMetrics, case_metrics
+from cupel.eval.result import BASELINES, EvalResult, Run
 from cupel.eval.validity import transcript_problems
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy import Policy
 from cupel.tokens.base import CounterLike
 
-__all__ = ["BASELINES", "EvalResult", "PolicyLike", "Run", "evaluate", "resolve_policies"]
-
-BASELINES: tuple[str, ...] = ("recent", "random", "oracle")
-"""Baseline selectors in every result: most-recent window, seeded random, oracle upper bound."""
+__all__ = ["PolicyLike", "evaluate", "resolve_policies"]
 
 PolicyLike = Policy | Pipeline | str
 """A Policy, a Pipeline, a preset name, or a policy file path (``.toml`` / ``.json``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """One selector's metrics on one case at one budget (``budget`` is the budget's max tokens)."""
-
-    case: str
-    selector: str
-    budget: int
-    metrics: CaseMetrics
 
 
 def _label_for(policy: object, position: int) -> str:
@@ -272,118 +260,6 @@ def _map(tasks: Sequence[_Task], jobs: int) -> Iterator[list[Run]]:
     with ProcessPoolExecutor(max_workers=workers) as pool:
         # map() yields in input order: the result is the same whatever the worker count.
         yield from pool.map(_evaluate_case, tasks, chunksize=max(1, len(tasks) // (workers * 4)))
-
-
-# ---- the result ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EvalResult:
-    """Every run, plus aggregates. ``summary(selector, budget, metric, tag=None)`` -> :class:`Summary`."""
-
-    policies: tuple[str, ...]
-    budgets: tuple[int, ...]
-    cases: tuple[EvalCase, ...]
-    runs: tuple[Run, ...]
-    seed: int = 0
-    resamples: int = 1000
-    _bootstrap: Bootstrap = field(init=False, repr=False, compare=False)
-    _index: dict[tuple[str, int], list[Run]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_bootstrap", Bootstrap(self.resamples, self.seed))
-        index: dict[tuple[str, int], list[Run]] = {}
-        for run in self.runs:
-            index.setdefault((run.selector, run.budget), []).append(run)
-        object.__setattr__(self, "_index", index)
-
-    @property
-    def selectors(self) -> tuple[str, ...]:
-        return (*self.policies, *BASELINES)
-
-    @property
-    def tags(self) -> tuple[str, ...]:
-        """Every case tag, in first-seen order."""
-        return tuple(dict.fromkeys(tag for case in self.cases for tag in case.tags))
-
-    @property
-    def task_types(self) -> tuple[str, ...]:
-        """The cases' first tags (their task type), in first-seen order."""
-        return tuple(dict.fromkeys(case.tags[0] for case in self.cases if case.tags))
-
-    def runs_for(self, selector: str, budget: int, tag: str | None = None) -> list[Run]:
-        runs = self._index.get((selector, budget), [])
-        if tag is None:
-            return runs
-        tagged = {case.id for case in self.cases if tag in case.tags}
-        return [run for run in runs if run.case in tagged]
-
-    def summary(self, selector: str, budget: int, metric: str, tag: str | None = None) -> Summary:
-        if metric not in METRICS:
-            raise InvalidConfigurationError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
-        values = [
-            value
-            for run in self.runs_for(selector, budget, tag)
-            if (value := run.metrics.value(metric)) is not None
-        ]
-        return self._bootstrap.summarise(values)
-
-    def share_of_oracle(self, selector: str, budget: int, tag: str | None = None) -> float | None:
-        """Mean gold recall (by items) as a share of the oracle's mean at the same budget."""
-        mean = self.summary(selector, budget, "recall_items", tag).mean
-        best = self.summary("oracle", budget, "recall_items", tag).mean
-        return None if mean is None or not best else mean / best
-
-    def errors(self, selector: str, budget: int) -> int:
-        return sum(run.metrics.error is not None for run in self.runs_for(selector, budget))
-
-    def to_dict(self, *, include_runs: bool = True, timings: bool = True) -> dict[str, Any]:
-        """The JSON report: settings, summaries per selector and budget (and per tag), and every run."""
-        metrics = [metric for metric in METRICS if timings or metric != "time_ms"]
-
-        def block(selector: str, budget: int, tag: str | None) -> dict[str, Any]:
-            data: dict[str, Any] = {m: self.summary(selector, budget, m, tag).to_dict() for m in metrics}
-            data["share_of_oracle"] = self.share_of_oracle(selector, budget, tag)
-            return data
-
-        data: dict[str, Any] = {
-            "cases": len(self.cases),
-            "tags": {tag: sum(tag in case.tags for case in self.cases) for tag in self.tags},
-            "budgets": list(self.budgets),
-            "policies": list(self.policies),
-            "baselines": list(BASELINES),
-            "seed": self.seed,
-            "resamples": self.resamples,
-            "summary": {
-                selector: {
-                    str(budget): {**block(selector, budget, None), "errors": self.errors(selector, budget)}
-                    for budget in self.budgets
-                }
-                for selector in self.selectors
-            },
-            "by_tag": {
-                tag: {
-                    selector: {str(budget): block(selector, budget, tag) for budget in self.budgets}
-                    for selector in self.selectors
-                }
-                for tag in self.tags
-            },
-        }
-        if include_runs:
-            data["runs"] = [
-                {
-                    "case": run.case,
-                    "selector": run.selector,
-                    "budget": run.budget,
-                    **{
-                        key: value
-                        for key, value in run.metrics.to_dict().items()
-                        if timings or key != "time_ms"
-                    },
-                }
-                for run in self.runs
-            ]
-        return data
 
 
 def evaluate(

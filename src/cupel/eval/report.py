@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from cupel.eval.evaluate import BASELINES, EvalResult
 from cupel.eval.metrics import METRICS
+from cupel.eval.result import BASELINES, EvalResult
 from cupel.eval.stats import Summary
 
 __all__ = ["render_json", "render_markdown", "render_text"]
