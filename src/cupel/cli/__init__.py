@@ -12,7 +12,6 @@ from cupel import __version__
 from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
-
 #: The subcommands, each a module of this package with ``register(subcommands)``.
 SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "conformance")
 

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.tokens.truncate import truncate_by_count
 
 __all__ = [
     "CounterLike",
     "FunctionCounter",
     "TokenCounter",
     "TokenCounterBase",
+    "TruncatingCounter",
     "count_texts",
     "resolve_counter",
 ]
@@ -23,7 +25,8 @@ __all__ = [
 class TokenCounter(Protocol):
     """Counts the tokens of text: ``count(text)`` for one, ``count_many(texts)`` for a batch.
 
-    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints.
+    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints. This is the
+    one tokenizer protocol of cupel: items, chat, RAG assembly and the CLI all take it.
     """
 
     def count(self, text: str) -> int:
@@ -32,6 +35,19 @@ class TokenCounter(Protocol):
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return one count per text, in input order."""
+        ...
+
+
+@runtime_checkable
+class TruncatingCounter(TokenCounter, Protocol):
+    """A :class:`TokenCounter` that can also cut text to a token limit (what RAG assembly needs).
+
+    Every built-in counter is one (through :class:`TokenCounterBase`); a counter without ``truncate``
+    gets :func:`~cupel.tokens.truncate.truncate_by_count` wherever truncation is needed.
+    """
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """``text`` shortened to about ``max_tokens`` tokens, ending ``"..."``; ``text`` if it fits."""
         ...
 
 
@@ -51,6 +67,19 @@ class TokenCounterBase(ABC):
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return ``[count(text) for text in texts]``, possibly faster."""
         return [self.count(text) for text in _check_texts(type(self).__name__, texts)]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix (at a word boundary) that fits ``max_tokens`` with ``"..."`` appended."""
+        return truncate_by_count(self.count, text, max_tokens)
+
+    # The names of the RAG assembly's original Tokenizer protocol (CFS-021 §4), kept working.
+    def count_tokens(self, text: str) -> int:
+        """Alias of :meth:`count`."""
+        return self.count(text)
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        """Alias of :meth:`truncate`."""
+        return self.truncate(text, max_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +120,10 @@ def resolve_counter(counter: CounterLike | None) -> TokenCounter:
         return counter  # type: ignore[return-value]
     if has_count:
         return _CountOnly(counter)
+    count_tokens = getattr(counter, "count_tokens", None)
+    if callable(count_tokens):
+        # A tokenizer written for the assembly's original protocol (count_tokens/truncate_to_tokens).
+        return FunctionCounter(count_tokens)
     if callable(counter):
         return FunctionCounter(counter)
     raise CupelTypeError(
