@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         FunctionCounter,
         TokenCounter,
         TokenCounterBase,
+        TruncatingCounter,
         count_texts,
         resolve_counter,
     )
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         count_items,
         items_from_texts,
     )
+    from cupel.tokens.named import COUNTER_NAMES, counter_from_name
     from cupel.tokens.tiktoken import (
         ENCODINGS,
         TiktokenCounter,
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "COUNTER_NAMES",
     "ENCODINGS",
     "CounterLike",
     "FunctionCounter",
@@ -48,9 +51,11 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "TokenCounterBase",
+    "TruncatingCounter",
     "count_distinct",
     "count_items",
     "count_texts",
+    "counter_from_name",
     "encoding_for_model",
     "items_from_texts",
     "resolve_counter",
@@ -58,6 +63,9 @@ __all__ = [
 
 # Each counter's module is imported when the counter is first used.
 _LAZY: dict[str, str] = {
+    "COUNTER_NAMES": "cupel.tokens.named",
+    "counter_from_name": "cupel.tokens.named",
+    "TruncatingCounter": "cupel.tokens.base",
     "OptionalDependencyError": "cupel.tokens._optional",
     "CounterLike": "cupel.tokens.base",
     "FunctionCounter": "cupel.tokens.base",
