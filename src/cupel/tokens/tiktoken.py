@@ -17,7 +17,7 @@ from typing import Any
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.tokens._models import encoding_for_model
 from cupel.tokens._optional import import_optional
-from cupel.tokens._vocabulary import ENCODINGS, native_encoding, rank_file_of
+from cupel.tokens._vocabulary import ENCODINGS, data_directory, native_encoding, rank_file_of
 from cupel.tokens.base import TokenCounterBase, _check_texts
 
 __all__ = ["ENCODINGS", "TiktokenCounter", "encoding_for_model"]
@@ -28,6 +28,7 @@ _BACKENDS = ("auto", "native", "pure")
 def _load_encoding(name: str, backend: str) -> tuple[Any, str]:
     """The encoding object for ``name`` and which backend serves it."""
     rank_file_of(name)  # a clear error for names that cannot be loaded offline, whatever the backend
+    data_directory()  # and for a missing extra, even when this process loaded the vocabulary before
     if backend != "pure":
         native = native_encoding(name)
         if native is not None:
