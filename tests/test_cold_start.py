@@ -11,7 +11,17 @@ from pathlib import Path
 import cupel
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("numpy", "cupel.analytics", "cupel.policy", "cupel.chat", "cupel.assembly", "cupel.slicers")
+HEAVY = (
+    "numpy",
+    "cupel.analytics",
+    "cupel.policy",
+    "cupel.chat",
+    "cupel.assembly",
+    "cupel.tokens",
+    "cupel.slicers.knapsack",
+    "cupel.slicers.quota",
+    "cupel.scorers.decay",
+)
 
 
 def _loaded_after(code: str) -> set[str]:

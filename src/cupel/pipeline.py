@@ -6,22 +6,26 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
-from cupel import _numeric
+from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
+from cupel._prepared import Prepared, check_pinned_budget, checked_items
+from cupel._score_order import descending_indices, sort_by_score
+from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
 from cupel.diagnostics.reasons import (
-    BudgetExceeded,
     Deduplicated,
     ExclusionReason,
     InclusionReason,
     NegativeTokens,
-    PinnedOverride,
 )
+from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     OverflowEvent,
@@ -34,16 +38,10 @@ from cupel.errors import (
     BudgetOverflowError,
     CupelError,
     CupelTypeError,
-    PinnedItemsExceedBudgetError,
 )
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
-
-if TYPE_CHECKING:
-    # The report module is loaded by the collector that builds a report, not with the pipeline.
-    from cupel.diagnostics.report import SelectionReport
-    from cupel.policy.policy import Policy
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -110,6 +108,15 @@ class _Tracer:
             self.observer.on_included(item, score, reason)
 
 
+@runtime_checkable
+class PipelineSource(Protocol):
+    """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
+
+    def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
+        """A pipeline configured as this object says."""
+        ...
+
+
 class Pipeline:
     """A configured context-selection pipeline (spec: Pipeline).
 
@@ -173,7 +180,7 @@ class Pipeline:
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
-        items = _checked_items(items)
+        items = checked_items(items)
         if tracer is not None:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
@@ -190,7 +197,7 @@ class Pipeline:
 
     def _prepare(
         self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
-    ) -> _Prepared:
+    ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
         The pinned-budget check of Classify runs here when a budget is given.
@@ -209,7 +216,7 @@ class Pipeline:
             else:
                 scoreable.append(item)
         if budget is not None:
-            _check_pinned_budget(pinned_tokens, budget)
+            check_pinned_budget(pinned_tokens, budget)
         if tracer is not None:
             tracer.finish(PipelineStage.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
@@ -240,12 +247,10 @@ class Pipeline:
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
-            order = sorted(survivors, key=scores.__getitem__, reverse=True)
-        return _Prepared(pinned, pinned_tokens, scoreable, scores, order)
+            order = descending_indices(survivors, scores)
+        return Prepared(pinned, pinned_tokens, scoreable, scores, order)
 
-    def _select(
-        self, prepared: _Prepared, budget: ContextBudget, tracer: _Tracer | None
-    ) -> list[ContextItem]:
+    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
         pinned = prepared.pinned
 
@@ -287,7 +292,7 @@ class Pipeline:
         return placed
 
     def _slice(
-        self, prepared: _Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
     ) -> tuple[list[ContextItem], list[float]]:
         """Stage 5 through the Slicer protocol: the selected items and their scores."""
         sorted_scored = prepared.sorted_scored
@@ -311,9 +316,16 @@ class Pipeline:
                 f"{type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
-            self._trace_slice_exclusions(
-                tracer, sorted_scored, sliced, slice_exclusions, budget, effective, prepared.pinned
-            )
+            if len(sliced) < len(sorted_scored):
+                attribution = SliceAttribution.build(
+                    effective.target_tokens,
+                    compute_effective_budget(budget, 0).target_tokens,
+                    prepared.pinned,
+                    sliced,
+                    sliced_scores,
+                    type(self.slicer).__name__,
+                )
+                _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
         return sliced, sliced_scores
 
@@ -336,57 +348,28 @@ class Pipeline:
             if tracer is not None and tracer.observer is not None:
                 tracer.observer.on_overflow(event)
             return merged
-        kept: list[ScoredItem] = []
-        current = 0
+        # Truncate: the lowest-scored non-pinned items go first (NaN lowest; among equal scores the
+        # one placed later), until the rest fits. Removing a zero-token item never helps.
+        candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
+        candidates.reverse()
+        removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
         pinned_tokens = sum(item.tokens for item in pinned)
-        for entry in merged:
+        total = merged_tokens
+        removed: set[int] = set()
+        for position in removal_order:
+            if total <= target:
+                break
+            entry = merged[position]
             tokens = entry.item.tokens
-            if entry.item.pinned or current + tokens <= target:
-                kept.append(entry)
-                current += tokens
-            elif tracer is not None:
-                available = target - current
-                reason: ExclusionReason
-                if pinned and tokens <= available + pinned_tokens:
-                    reason = PinnedOverride(_displacing_pinned(pinned).content)
-                else:
-                    reason = BudgetExceeded(tokens, available)
-                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
-        return kept
-
-    @staticmethod
-    def _trace_slice_exclusions(
-        tracer: _Tracer,
-        sorted_scored: list[ScoredItem],
-        sliced: list[ContextItem],
-        slice_exclusions: dict[int, ExclusionReason],
-        budget: ContextBudget,
-        effective: ContextBudget,
-        pinned: list[ContextItem],
-    ) -> None:
-        if len(sliced) == len(sorted_scored):
-            return
-        # A multiset: the same instance may appear (and be selected) more than once.
-        selected_ids = Counter(id(item) for item in sliced)
-        leftover = effective.target_tokens - sum(item.tokens for item in sliced)
-        # How much of the slicer's target the pinned items took: an item that would have fitted
-        # without them was displaced by them rather than by the budget itself.
-        pinned_share = 0
-        if pinned:
-            pinned_share = compute_effective_budget(budget, 0).target_tokens - effective.target_tokens
-        for entry in sorted_scored:
-            item = entry.item
-            if selected_ids[id(item)] > 0:
-                selected_ids[id(item)] -= 1
+            if tokens <= 0:
                 continue
-            reason = slice_exclusions.get(id(item)) or BudgetExceeded(item.tokens, leftover)
-            if (
-                isinstance(reason, BudgetExceeded)
-                and pinned_share > 0
-                and reason.item_tokens <= reason.available_tokens + pinned_share
-            ):
-                reason = PinnedOverride(_displacing_pinned(pinned).content)
-            tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
+            removed.add(position)
+            if tracer is not None:
+                # What the items still kept left for this one when it was removed.
+                reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
+                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
+            total -= tokens
+        return [entry for position, entry in enumerate(merged) if position not in removed]
 
     @staticmethod
     def _trace_inclusions(
@@ -403,29 +386,31 @@ class Pipeline:
                 reason = InclusionReason.SCORED
             tracer.included(item, score, reason)
 
-    # Policies and budget simulation live in cupel.policy and cupel.analytics, which import this
-    # module; hence the imports inside the methods.
+    # Policies live in cupel.policy, which is built on this module: a policy builds its own pipeline
+    # (``policy.build_pipeline``), so this layer never imports that one.
 
     @classmethod
     def from_policy(
-        cls, policy: Policy, *, on_overflow: Callable[[OverflowEvent], None] | None = None
+        cls, policy: PipelineSource, *, on_overflow: Callable[[OverflowEvent], None] | None = None
     ) -> Pipeline:
         """A pipeline configured exactly as ``policy`` says (spec: Policy Sensitivity)."""
-        from cupel.policy.policy import Policy
-
-        if not isinstance(policy, Policy):
+        if not isinstance(policy, PipelineSource):
             raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
         return policy.build_pipeline(on_overflow=on_overflow)
 
     @property
-    def policy(self) -> Policy:
-        """This pipeline's configuration as a :class:`~cupel.policy.Policy` (``on_overflow`` aside)."""
-        from cupel.policy.policy import Policy
-
-        return Policy.from_pipeline(self)
+    def policy(self) -> Any:
+        """Deprecated: use ``Policy.from_pipeline(pipeline)``; this pipeline's configuration as a Policy."""
+        warnings.warn(
+            "Pipeline.policy is deprecated; use cupel.Policy.from_pipeline(pipeline)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        # Bound late, by name: the policy layer sits above this one (see docs/architecture.md).
+        return importlib.import_module("cupel.policy.policy").Policy.from_pipeline(self)
 
     def dry_run_with_policy(
-        self, items: Sequence[ContextItem], budget: ContextBudget, policy: Policy
+        self, items: Sequence[ContextItem], budget: ContextBudget, policy: PipelineSource
     ) -> SelectionReport:
         """``dry_run`` with ``policy`` in place of this pipeline's configuration (spec: DryRunWithPolicy).
 
@@ -438,87 +423,29 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, slack_tokens: int
     ) -> list[ContextItem]:
         """See :func:`cupel.analytics.get_marginal_items` (spec: Budget Simulation, GetMarginalItems)."""
-        from cupel.analytics.simulation import get_marginal_items
-
-        return get_marginal_items(self, items, budget, slack_tokens)
+        return _simulation.get_marginal_items(self, items, budget, slack_tokens)
 
     def find_min_budget_for(
         self, items: Sequence[ContextItem], target_item: ContextItem, search_ceiling: int
     ) -> int | None:
         """See :func:`cupel.analytics.find_min_budget_for` (spec: Budget Simulation, FindMinBudgetFor)."""
-        from cupel.analytics.simulation import find_min_budget_for
-
-        return find_min_budget_for(self, items, target_item, search_ceiling)
+        return _simulation.find_min_budget_for(self, items, target_item, search_ceiling)
 
 
-class _Prepared:
-    """The budget-independent part of a run: pinned items and the candidates in score order.
-
-    ``order`` lists indices into ``scoreable``/``scores`` (score descending, index ascending);
-    ``sorted_scored`` and ``tokens`` are built on first use and kept for later budgets.
-    """
-
-    __slots__ = ("_sorted_scored", "_tokens", "order", "pinned", "pinned_tokens", "scoreable", "scores")
-
-    def __init__(
-        self,
-        pinned: list[ContextItem],
-        pinned_tokens: int,
-        scoreable: list[ContextItem],
-        scores: list[float],
-        order: list[int],
-    ) -> None:
-        self.pinned = pinned
-        self.pinned_tokens = pinned_tokens
-        self.scoreable = scoreable
-        self.scores = scores
-        self.order = order
-        self._sorted_scored: list[ScoredItem] | None = None
-        self._tokens: list[int] | None = None
-
-    @property
-    def sorted_scored(self) -> list[ScoredItem]:
-        if self._sorted_scored is None:
-            make = ScoredItem._make
-            scoreable = self.scoreable
-            scores = self.scores
-            self._sorted_scored = [make((scoreable[index], scores[index])) for index in self.order]
-        return self._sorted_scored
-
-    @property
-    def tokens(self) -> list[int]:
-        """Token counts of ``scoreable``, in input order."""
-        if self._tokens is None:
-            self._tokens = [item.tokens for item in self.scoreable]
-        return self._tokens
-
-
-def _check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
-    available = budget.max_tokens - budget.output_reserve
-    if pinned_tokens > available:
-        raise PinnedItemsExceedBudgetError(pinned_tokens, available)
-
-
-def _checked_items(items: object) -> Sequence[ContextItem]:
-    """The items as a sequence of ContextItem; anything else is a clear CupelTypeError."""
-    if isinstance(items, str | bytes):
-        raise CupelTypeError("items must be a sequence of ContextItem, not a string")
-    checked: Sequence[object]
-    if isinstance(items, Sequence):
-        checked = items
-    else:
-        try:
-            checked = list(items)  # type: ignore[call-overload]
-        except TypeError:
-            raise CupelTypeError(
-                f"items must be a sequence of ContextItem, got {type(items).__name__}"
-            ) from None
-    for index, item in enumerate(checked):
-        if not isinstance(item, ContextItem):
-            raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")
-    return checked  # type: ignore[return-value]  # every element was checked above
-
-
-def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
-    """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
-    return max(pinned, key=lambda item: item.tokens)
+def _trace_slice_exclusions(
+    tracer: _Tracer,
+    sorted_scored: list[ScoredItem],
+    sliced: list[ContextItem],
+    slice_exclusions: dict[int, ExclusionReason],
+    attribution: SliceAttribution,
+) -> None:
+    """Report every candidate the slicer left out, with the reason :class:`SliceAttribution` gives."""
+    # A multiset: the same instance may appear (and be selected) more than once.
+    selected_ids = Counter(id(item) for item in sliced)
+    for entry in sorted_scored:
+        item = entry.item
+        if selected_ids[id(item)] > 0:
+            selected_ids[id(item)] -= 1
+            continue
+        reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
+        tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)

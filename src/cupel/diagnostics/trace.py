@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+from enum import IntEnum
+from typing import Protocol, runtime_checkable
 
-from cupel._wire_format import WireFormat
+from cupel._score_order import sort_by_score
+from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
 
-if TYPE_CHECKING:
-    from cupel.diagnostics.report import SelectionReport
-    from cupel.slicers._base import CountRequirementShortfall
+_logger = logging.getLogger("cupel")
 
 __all__ = [
     "DiagnosticTraceCollector",
@@ -28,52 +28,11 @@ __all__ = [
 ]
 
 
-class PipelineStage(StrEnum):
-    """The five observable stages (Sort has no diagnostic boundary)."""
-
-    CLASSIFY = "Classify"
-    SCORE = "Score"
-    DEDUPLICATE = "Deduplicate"
-    SLICE = "Slice"
-    PLACE = "Place"
-
-
 class TraceDetailLevel(IntEnum):
     """How much a :class:`DiagnosticTraceCollector` keeps: STAGE < ITEM."""
 
     STAGE = 0
     ITEM = 1
-
-
-@dataclass(frozen=True, slots=True)
-class TraceEvent(WireFormat):
-    """One observation: a stage's duration and output count, or one item's decision.
-
-    ``stage`` is a :class:`PipelineStage`, or a plain string for a stage read from JSON that this
-    version does not know. Item-level events have ``duration_ms == 0.0`` and ``item_count == 1``.
-    """
-
-    _wire: ClassVar[str] = "event"
-    stage: PipelineStage | str
-    duration_ms: float
-    item_count: int
-    message: str | None = None
-
-    def __post_init__(self) -> None:
-        if isinstance(self.duration_ms, bool) or not isinstance(self.duration_ms, int | float):
-            raise CupelTypeError(f"TraceEvent.duration_ms must be a float, got {self.duration_ms!r}")
-        if isinstance(self.item_count, bool) or not isinstance(self.item_count, int):
-            raise CupelTypeError(f"TraceEvent.item_count must be an int, got {self.item_count!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class OverflowEvent(WireFormat):
-    """Produced only under OverflowStrategy.PROCEED when the merged selection exceeds the target."""
-
-    _wire: ClassVar[str] = "overflow"
-    tokens_over_budget: int
-    overflowing_items: tuple[ContextItem, ...]
-    budget: ContextBudget
 
 
 @runtime_checkable
@@ -182,6 +141,7 @@ class DiagnosticTraceCollector:
         self._included: list[tuple[ContextItem, float, InclusionReason]] = []
         self._excluded: list[tuple[ContextItem, float, ExclusionReason]] = []
         self._shortfalls: list[CountRequirementShortfall] = []
+        self._callback_failed = False
 
     @property
     def is_enabled(self) -> bool:
@@ -190,13 +150,27 @@ class DiagnosticTraceCollector:
     def record_stage_event(self, event: TraceEvent) -> None:
         self.events.append(event)
         if self.on_event is not None:
-            self.on_event(event)
+            self._notify(event)
 
     def record_item_event(self, event: TraceEvent) -> None:
         if self.detail_level >= TraceDetailLevel.ITEM:
             self.events.append(event)
             if self.on_event is not None:
-                self.on_event(event)
+                self._notify(event)
+
+    def _notify(self, event: TraceEvent) -> None:
+        """Call ``on_event``; telemetry must not break the selection, so a failure is logged (the first
+        one only, with its traceback) and the run goes on. The event stays recorded."""
+        assert self.on_event is not None
+        try:
+            self.on_event(event)
+        except Exception:
+            if not self._callback_failed:
+                self._callback_failed = True
+                _logger.exception(
+                    "DiagnosticTraceCollector.on_event raised; the selection continues and later "
+                    "failures of this collector's callback are not logged"
+                )
 
     def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
         self._candidates = tuple(items)
@@ -225,10 +199,8 @@ class DiagnosticTraceCollector:
 
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""
-        from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
-
         # Stable sort: equal scores keep the order in which items were excluded.
-        excluded = sorted(self._excluded, key=lambda entry: entry[1], reverse=True)
+        excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
             events=tuple(self.events),
             included=tuple(IncludedItem(item, score, reason) for item, score, reason in self._included),

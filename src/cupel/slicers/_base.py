@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from cupel.diagnostics.events import CountRequirementShortfall
 from cupel.diagnostics.reasons import ExclusionReason
-from cupel.model import ContextBudget, ContextItem, ContextKind, ScoredItem
+from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.protocols import Slicer
 
 __all__ = [
@@ -20,21 +21,13 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class CountRequirementShortfall:
-    """A kind whose candidates could not meet its ``require_count`` (spec: Scarcity Reporting)."""
-
-    kind: ContextKind
-    required_count: int
-    satisfied_count: int
-
-
-@dataclass(frozen=True, slots=True)
 class SliceOutcome:
     """A slicer's selection plus what it knows about the items it left out.
 
     ``exclusions`` pairs items with the reason the slicer itself decided (for example the tokens left
     at the moment GreedySlice skipped an item, or a count cap). Items of the input that are neither
-    selected nor listed get a BudgetExceeded reason from the pipeline.
+    selected nor listed get their reason from the pipeline (:mod:`cupel.diagnostics.attribution`),
+    which also replaces a reason that contradicts its own numbers.
     """
 
     selected: tuple[ContextItem, ...]

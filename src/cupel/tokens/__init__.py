@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         TokenCounterBase,
         TruncatingCounter,
         count_texts,
-        resolve_counter,
     )
     from cupel.tokens.heuristic import (
         HeuristicCounter,
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
         items_from_texts,
     )
     from cupel.tokens.named import COUNTER_NAMES, counter_from_name
+    from cupel.tokens.resolve import resolve_counter
     from cupel.tokens.tiktoken import (
         ENCODINGS,
         TiktokenCounter,
@@ -72,7 +72,7 @@ _LAZY: dict[str, str] = {
     "TokenCounter": "cupel.tokens.base",
     "TokenCounterBase": "cupel.tokens.base",
     "count_texts": "cupel.tokens.base",
-    "resolve_counter": "cupel.tokens.base",
+    "resolve_counter": "cupel.tokens.resolve",
     "HeuristicCounter": "cupel.tokens.heuristic",
     "HuggingFaceCounter": "cupel.tokens.huggingface",
     "count_distinct": "cupel.tokens.items",
