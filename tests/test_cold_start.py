@@ -21,6 +21,8 @@ HEAVY = (
     "cupel.slicers.knapsack",
     "cupel.slicers.quota",
     "cupel.scorers.decay",
+    "cupel.diagnostics.report",
+    "logging",
 )
 
 
