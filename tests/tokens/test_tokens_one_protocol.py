@@ -97,3 +97,30 @@ def test_cli_assemble_accepts_the_same_tokenizer_names(
     assert len(per_character) > len(spec_default)  # 40 tokens hold more CJK at 4 characters a token
     assert main(["assemble", *common, "--tokenizer", "nope"]) == 2
     assert "--tokenizer: unknown tokenizer 'nope'" in capsys.readouterr().err
+
+
+def _word_tokenizer_file(folder: Path) -> Path:
+    tokenizers = pytest.importorskip("tokenizers")
+    vocabulary = {"[UNK]": 0, "user": 1, "assistant": 2}
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocabulary, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    path = folder / "tokenizer.json"
+    tokenizer.save(str(path))
+    return path
+
+
+def test_cli_takes_a_tokenizer_json_and_model_names_in_every_subcommand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _word_tokenizer_file(tmp_path)
+    transcript = tmp_path / "chat.json"
+    messages = [{"role": "user", "content": f"question {i} " * 30} for i in range(6)]
+    transcript.write_text(json.dumps(messages), encoding="utf-8")
+    for tokenizer in (str(path), "gpt-4o", "o200k_harmony"):
+        for command in ("select", "explain"):
+            assert main([command, str(transcript), "--budget", "400", "--tokenizer", tokenizer]) == 0, (
+                tokenizer
+            )
+    capsys.readouterr()
+    assert main(["select", str(transcript), "--budget", "400", "--tokenizer", "claude-3"]) == 2
+    assert "--tokenizer: unknown tokenizer 'claude-3'" in capsys.readouterr().err
