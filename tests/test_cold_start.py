@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import cupel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,14 +41,24 @@ def test_import_cupel_loads_no_heavy_module() -> None:
     assert not [name for name in loaded if name.startswith(HEAVY)]
 
 
-def test_small_run_does_not_import_numpy() -> None:
-    code = (
+def _run_code(count: int) -> str:
+    return (
         "from cupel import ContextBudget, ContextItem, Pipeline, RecencyScorer, GreedySlice, "
         "ChronologicalPlacer\n"
-        "items = [ContextItem(f'item {i}', 10 + i, priority=i) for i in range(25)]\n"
+        f"items = [ContextItem(f'item {{i}}', 10 + i, priority=i) for i in range({count})]\n"
         "Pipeline(RecencyScorer(), GreedySlice(), ChronologicalPlacer()).run(items, ContextBudget(200, 200))"
     )
-    assert "numpy" not in _loaded_after(code)
+
+
+def test_small_run_does_not_import_numpy() -> None:
+    assert "numpy" not in _loaded_after(_run_code(25))
+
+
+def test_large_run_uses_numpy_when_installed() -> None:
+    pytest.importorskip("numpy")
+    from cupel._numeric import THRESHOLD
+
+    assert "numpy" in _loaded_after(_run_code(THRESHOLD))
 
 
 def test_cli_select_imports_only_its_subcommand() -> None:
