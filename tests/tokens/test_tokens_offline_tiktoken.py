@@ -42,11 +42,14 @@ def test_rank_file_hashes_are_tiktokens() -> None:
 
 
 def test_native_backend_is_a_real_tiktoken_encoding() -> None:
+    registry: Any = pytest.importorskip("tiktoken_ext.openai_public")
+    downloading = registry.load_tiktoken_bpe
     for name in ("cl100k_base", "o200k_base", "o200k_harmony"):
         counter = TiktokenCounter(name)
         assert counter.backend == "native"
         encoding = counter._encode.__self__  # type: ignore[attr-defined]
         assert isinstance(encoding, tiktoken.Encoding) and encoding.name == name
+    assert registry.load_tiktoken_bpe is downloading  # tiktoken itself is left as it was
     assert TiktokenCounter("o200k_harmony").count("<|start|>assistant") == TiktokenCounter(
         "o200k_base"
     ).count("<|start|>assistant")

