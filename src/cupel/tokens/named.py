@@ -1,4 +1,4 @@
-"""Counters by name, as the CLI's ``--tokenizer`` and configuration files give them."""
+"""Counters by name, as the CLI's ``--tokenizer`` gives them."""
 
 from __future__ import annotations
 
