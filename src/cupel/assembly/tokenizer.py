@@ -8,9 +8,10 @@ from typing import Protocol, runtime_checkable
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
-__all__ = ["CallableTokenizer", "SimpleTokenizer", "Tokenizer", "as_tokenizer", "checked_count"]
+__all__ = ["ELLIPSIS", "CallableTokenizer", "SimpleTokenizer", "Tokenizer", "as_tokenizer", "checked_count"]
 
-_ELLIPSIS = "..."
+ELLIPSIS = "..."
+"""What truncation appends to a cut text."""
 
 
 @runtime_checkable
@@ -51,7 +52,7 @@ class SimpleTokenizer:
             return text
         # Dropping the undecodable tail removes exactly the partial character the byte cut may leave.
         prefix = encoded[:max_bytes].decode("utf-8", errors="ignore")
-        return prefix.strip() + _ELLIPSIS
+        return prefix.strip() + ELLIPSIS
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +79,11 @@ class CallableTokenizer:
         if self.count_tokens(text) <= max_tokens:
             return text
         low, high = 0, len(text)  # invariant: a prefix of length `low` fits, `high` does not.
-        if self.count_tokens(_ELLIPSIS) > max_tokens:
+        if self.count_tokens(ELLIPSIS) > max_tokens:
             return ""
         while high - low > 1:
             middle = (low + high) // 2
-            if self.count_tokens(text[:middle].rstrip() + _ELLIPSIS) <= max_tokens:
+            if self.count_tokens(text[:middle].rstrip() + ELLIPSIS) <= max_tokens:
                 low = middle
             else:
                 high = middle
@@ -92,7 +93,7 @@ class CallableTokenizer:
             if boundary > 0:
                 prefix = prefix[:boundary]
         prefix = prefix.strip()
-        return prefix + _ELLIPSIS if prefix else ""
+        return prefix + ELLIPSIS if prefix else ""
 
 
 def checked_count(counter: Callable[[str], int], text: str) -> int:

@@ -1,0 +1,540 @@
+"""A versioned, embedded retrieval substrate on SQLite (CFS-021 §11 ``GraphStore``).
+
+:class:`SqliteStore` keeps documents and their chunks (ids, paths, sequence numbers, byte offsets, text,
+vectors) in one SQLite file (or ``":memory:"``), with an FTS5 index for lexical search and the vectors for
+semantic search.
+
+**Versions.** Every write (one :meth:`SqliteStore.write` block, committed as one transaction) creates a
+new version with a new **state root**: a Merkle root over the sorted hashes of the chunks visible in that
+version (BLAKE3, or BLAKE2b-256 without the optional ``blake3`` package; see
+:mod:`cupel.assembly.hashing`). Rows are never updated in place or deleted: replacing or removing a
+document marks its rows as removed from the new version on, so every earlier version stays readable and
+:meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root reads only that version's
+rows and statistics, so the same query on the same root gives the same results after any later write.
+
+**Concurrency and crashes.** File stores use SQLite's write-ahead log: any number of readers (threads or
+processes) run alongside one writer, and a writer killed mid-write leaves only its uncommitted transaction
+behind, which SQLite discards; every committed version stays readable. Each thread uses its own
+connection. ``":memory:"`` stores live in one process (a shared-cache in-memory database).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from cupel.assembly._validate import require_str
+from cupel.assembly.embedding import Vector, as_embedder, embed_texts, embedder_name
+from cupel.assembly.hashing import HASH_ALGORITHM, raw_digest
+from cupel.assembly.hybrid import HybridRetriever
+from cupel.assembly.lexical import lexical_terms, rank_lexical
+from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec, pack_vector, rank_semantic
+from cupel.assembly.types import Chunk, Document
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SqliteStore",
+    "StoreSnapshot",
+    "StoreVersion",
+    "StoreWriter",
+    "UnknownStateRootError",
+    "merkle_root",
+]
+
+SCHEMA_VERSION = "1"
+_LIVE = (1 << 63) - 1  # `removed` of a row no version has removed yet
+_EMBED_BATCH = 256
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS versions (
+    version INTEGER PRIMARY KEY, state_root TEXT NOT NULL, created_at TEXT NOT NULL,
+    chunk_count INTEGER NOT NULL, term_count INTEGER NOT NULL, document_count INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS versions_root ON versions (state_root);
+CREATE TABLE IF NOT EXISTS documents (
+    row INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, path TEXT NOT NULL, content_hash TEXT NOT NULL,
+    modified_at TEXT, added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {_LIVE});
+CREATE INDEX IF NOT EXISTS documents_id ON documents (doc_id, removed);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY, doc_row INTEGER NOT NULL REFERENCES documents (row),
+    chunk_id TEXT NOT NULL, sequence INTEGER NOT NULL, byte_offset INTEGER NOT NULL, text TEXT NOT NULL,
+    hash BLOB NOT NULL, term_count INTEGER NOT NULL, vector BLOB NOT NULL, has_vector INTEGER NOT NULL,
+    added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {_LIVE});
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_row);
+CREATE INDEX IF NOT EXISTS chunks_removed ON chunks (removed);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (terms, content='', tokenize='ascii');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab (chunks_fts, 'instance');
+"""
+
+
+class UnknownStateRootError(InvalidConfigurationError):
+    """No version of the store has the requested state root (or the prefix is ambiguous)."""
+
+
+def merkle_root(leaves: Iterable[bytes]) -> str:
+    """``"<algorithm>:<hex>"`` Merkle root of the sorted leaf hashes.
+
+    Interior nodes hash ``0x01 || left || right``; an odd node is carried up unchanged; no leaves give the
+    hash of ``b"cupel-state/empty"``.
+    """
+    level = sorted(leaves)
+    if not level:
+        return f"{HASH_ALGORITHM}:{raw_digest(b'cupel-state/empty').hex()}"
+    while len(level) > 1:
+        paired = [raw_digest(b"\x01" + level[i] + level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return f"{HASH_ALGORITHM}:{level[0].hex()}"
+
+
+def chunk_hash(document: Document, chunk: Chunk) -> bytes:
+    """The Merkle leaf of a chunk: ``0x00 ||`` canonical JSON of its identity, position and text."""
+    canonical = json.dumps(
+        [document.id, document.path, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return raw_digest(b"\x00" + canonical.encode("utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class StoreVersion:
+    """One committed version: its number, state root, creation time (UTC ISO 8601) and sizes."""
+
+    version: int
+    state_root: str
+    created_at: str
+    chunk_count: int
+    term_count: int
+    document_count: int
+
+
+class SqliteStore:
+    """The embedded substrate: ``SqliteStore("kb.db")`` or ``SqliteStore()`` for ``":memory:"``.
+
+    ``embedder`` turns texts into vectors (default :class:`~cupel.assembly.embedding.HashingEmbedder`); the
+    store records its name and dimension and refuses another one later, since vectors from different
+    embedders are not comparable. ``vector_backend`` is ``"numpy"`` or ``"sqlite-vec"`` (see
+    :mod:`cupel.assembly.semantic`). Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(
+        self, path: str = ":memory:", *, embedder: object = None, vector_backend: str = "numpy"
+    ) -> None:
+        if not isinstance(path, str):
+            import os
+
+            path = os.fspath(path)
+        if vector_backend not in VECTOR_BACKENDS:
+            raise InvalidConfigurationError(
+                f"SqliteStore.vector_backend must be one of {', '.join(VECTOR_BACKENDS)}, "
+                f"got {vector_backend!r}"
+            )
+        self.path = path
+        self.vector_backend = vector_backend
+        self.embedder: Callable[[list[str]], Sequence[Vector]] = as_embedder(embedder)
+        self._memory = path == ":memory:"
+        self._target = f"file:cupel-{uuid.uuid4().hex}?mode=memory&cache=shared" if self._memory else path
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._matrices = MatrixCache()
+        self._closed = False
+        connection = self._connection()  # also keeps a shared in-memory database alive
+        with self._transaction(connection):
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+            self._init_meta(connection)
+
+    # -- connections ---------------------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._closed:
+            raise InvalidConfigurationError(f"SqliteStore {self.path!r} is closed")
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is not None:
+            return connection
+        try:
+            connection = sqlite3.connect(
+                self._target, uri=self._memory, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as error:
+            raise InvalidConfigurationError(f"cannot open store {self.path!r}: {error}") from None
+        if not self._memory:
+            connection.execute("PRAGMA journal_mode=WAL")
+            # FULL: a committed version survives power loss, not just a killed process.
+            connection.execute("PRAGMA synchronous=FULL")
+        if self.vector_backend == "sqlite-vec":
+            try:
+                load_sqlite_vec(connection)
+            except BaseException:
+                connection.close()
+                raise
+        self._local.connection = connection
+        with self._lock:
+            self._connections.append(connection)
+        return connection
+
+    @contextmanager
+    def _transaction(self, connection: sqlite3.Connection) -> Iterator[None]:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close every connection this store opened; further use raises an error."""
+        with self._lock:
+            self._closed = True
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _init_meta(self, connection: sqlite3.Connection) -> None:
+        meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+        name = embedder_name(self.embedder)
+        if not meta:
+            probe = embed_texts(self.embedder, ["cupel"], None)[0]
+            connection.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [
+                    ("schema", SCHEMA_VERSION),
+                    ("hash_algorithm", HASH_ALGORITHM),
+                    ("embedder", name),
+                    ("dimension", str(len(probe))),
+                ],
+            )
+            connection.execute(
+                "INSERT INTO versions VALUES (0, ?, ?, 0, 0, 0)", (merkle_root([]), _utc_now())
+            )
+            meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise InvalidConfigurationError(
+                f"store {self.path!r} has schema {meta.get('schema')!r}, this cupel reads {SCHEMA_VERSION!r}"
+            )
+        if meta["embedder"] != name:
+            raise InvalidConfigurationError(
+                f"store {self.path!r} was built with embedder {meta['embedder']!r}, got {name!r}; "
+                "vectors from different embedders are not comparable"
+            )
+        self.dimension = int(meta["dimension"])
+        self.hash_algorithm = meta["hash_algorithm"]
+
+    # -- versions ------------------------------------------------------------------------------------
+
+    def versions(self) -> tuple[StoreVersion, ...]:
+        """Every committed version, oldest first (version 0 is the empty store)."""
+        rows = self._connection().execute("SELECT * FROM versions ORDER BY version").fetchall()
+        return tuple(StoreVersion(*row) for row in rows)
+
+    def latest(self) -> StoreVersion:
+        """The newest committed version."""
+        row = self._connection().execute("SELECT * FROM versions ORDER BY version DESC LIMIT 1").fetchone()
+        return StoreVersion(*row)
+
+    def get_latest_state_root(self) -> str:
+        """The state root of the newest version (CFS-021 §11)."""
+        return self.latest().state_root
+
+    def resolve(self, state_root: str | None) -> StoreVersion:
+        """The version with ``state_root`` (full ``"alg:hex"``, bare hex, or a unique hex prefix of 8+)."""
+        if state_root is None:
+            return self.latest()
+        require_str("SqliteStore", "state_root", state_root)
+        digits = state_root.split(":", 1)[1] if ":" in state_root else state_root
+        if ":" in state_root and not state_root.startswith(self.hash_algorithm + ":"):
+            raise UnknownStateRootError(
+                f"state root {state_root!r} is not a {self.hash_algorithm} root, which this store uses"
+            )
+        if len(digits) < 8 or any(char not in "0123456789abcdef" for char in digits.lower()):
+            raise UnknownStateRootError(
+                f"state root must be hex digits (at least 8, optionally prefixed with "
+                f"'{self.hash_algorithm}:'), got {state_root!r}"
+            )
+        pattern = f"{self.hash_algorithm}:{digits.lower()}%"
+        rows = (
+            self._connection()
+            .execute("SELECT * FROM versions WHERE state_root LIKE ? ORDER BY version", (pattern,))
+            .fetchall()
+        )
+        roots = {row[1] for row in rows}
+        if not rows:
+            raise UnknownStateRootError(f"no version of {self.path!r} has state root {state_root!r}")
+        if len(roots) > 1:
+            raise UnknownStateRootError(f"state root prefix {state_root!r} is ambiguous ({len(roots)} roots)")
+        # Equal roots mean equal content; the first version with it is as good as any.
+        return StoreVersion(*rows[0])
+
+    def snapshot(self, state_root: str | None = None) -> StoreSnapshot:
+        """A read view pinned to ``state_root`` (default: the latest version)."""
+        return StoreSnapshot(self, self.resolve(state_root))
+
+    def pin(self) -> HybridRetriever:
+        """A retriever pinned to the latest version: ``hybrid_search`` with default parameters."""
+        return HybridRetriever(self.snapshot())
+
+    def verify(self, state_root: str | None = None) -> bool:
+        """Recompute a version's Merkle root from its rows and compare it with the recorded one."""
+        version = self.resolve(state_root)
+        return self._root_of(self._connection(), version.version) == version.state_root
+
+    # -- documents -----------------------------------------------------------------------------------
+
+    def documents(self, state_root: str | None = None) -> dict[str, tuple[str, str]]:
+        """``{document id: (path, content hash)}`` of a version (default: the latest)."""
+        version = self.resolve(state_root).version
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT doc_id, path, content_hash FROM documents WHERE added <= ? AND removed > ? "
+                "ORDER BY doc_id",
+                (version, version),
+            )
+            .fetchall()
+        )
+        return {doc_id: (path, content) for doc_id, path, content in rows}
+
+    @contextmanager
+    def write(self) -> Iterator[StoreWriter]:
+        """One atomic write: ``with store.write() as w: w.put(...); w.remove(...)``.
+
+        On success a new version is committed (unless nothing changed); on an exception nothing is.
+        """
+        with self._write_lock:
+            connection = self._connection()
+            with self._transaction(connection):
+                latest = self.latest()
+                if self.hash_algorithm != HASH_ALGORITHM:
+                    raise InvalidConfigurationError(
+                        f"store {self.path!r} hashes with {self.hash_algorithm} but this installation uses "
+                        f"{HASH_ALGORITHM}; install or remove the blake3 package to match"
+                    )
+                writer = StoreWriter(self, connection, latest.version + 1)
+                yield writer
+                writer.flush()
+                if writer.changed:
+                    self._commit_version(connection, latest.version + 1)
+
+    def _commit_version(self, connection: sqlite3.Connection, version: int) -> None:
+        chunk_count, term_count = connection.execute(
+            "SELECT count(*), coalesce(sum(term_count), 0) FROM chunks WHERE added <= ? AND removed > ?",
+            (version, version),
+        ).fetchone()
+        (document_count,) = connection.execute(
+            "SELECT count(*) FROM documents WHERE added <= ? AND removed > ?", (version, version)
+        ).fetchone()
+        connection.execute(
+            "INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                version,
+                self._root_of(connection, version),
+                _utc_now(),
+                chunk_count,
+                term_count,
+                document_count,
+            ),
+        )
+
+    @staticmethod
+    def _root_of(connection: sqlite3.Connection, version: int) -> str:
+        rows = connection.execute(
+            "SELECT hash FROM chunks WHERE added <= ? AND removed > ?", (version, version)
+        ).fetchall()
+        return merkle_root(row[0] for row in rows)
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def results(self, scored: Sequence[tuple[int, float]]) -> list[tuple[Chunk, Document, float]]:
+        """``(chunk, document, score)`` for ``(rowid, score)`` pairs, in the same order."""
+        if not scored:
+            return []
+        connection = self._connection()
+        rowids = [rowid for rowid, _ in scored]
+        found: dict[int, tuple[Chunk, Document]] = {}
+        for start in range(0, len(rowids), 500):
+            batch = rowids[start : start + 500]
+            rows = connection.execute(
+                "SELECT c.rowid, c.chunk_id, c.text, c.sequence, c.byte_offset, d.doc_id, d.path, "
+                "d.modified_at FROM chunks AS c JOIN documents AS d ON d.row = c.doc_row "
+                f"WHERE c.rowid IN ({','.join('?' * len(batch))})",
+                batch,
+            ).fetchall()
+            for rowid, chunk_id, text, sequence, offset, doc_id, path, modified in rows:
+                moment = datetime.fromisoformat(modified) if modified is not None else None
+                found[rowid] = (Chunk(chunk_id, text, sequence, offset), Document(doc_id, path, moment))
+        return [(*found[rowid], score) for rowid, score in scored]
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({self.path!r}, vector_backend={self.vector_backend!r})"
+
+
+class StoreWriter:
+    """Adds and removes documents inside one :meth:`SqliteStore.write` transaction."""
+
+    __slots__ = ("_connection", "_pending", "_store", "_version", "changed")
+
+    def __init__(self, store: SqliteStore, connection: sqlite3.Connection, version: int) -> None:
+        self._store = store
+        self._connection = connection
+        self._version = version
+        self._pending: list[tuple[int, str]] = []  # (chunk rowid, text) still to embed
+        self.changed = False
+
+    def put(self, document: Document, chunks: Sequence[Chunk], *, content_hash: str | None = None) -> bool:
+        """Add ``document`` with ``chunks``, replacing a live document with the same id.
+
+        ``content_hash`` (default: a hash of the path and chunks) decides whether anything changed: a
+        document whose live copy has the same hash is left alone and ``False`` is returned.
+        """
+        if not isinstance(document, Document):
+            raise CupelTypeError(f"document must be a Document, got {type(document).__name__}")
+        chunk_list = list(chunks)
+        for index, chunk in enumerate(chunk_list):
+            if not isinstance(chunk, Chunk):
+                raise CupelTypeError(f"chunks[{index}] must be a Chunk, got {type(chunk).__name__}")
+        if len({chunk.id for chunk in chunk_list}) != len(chunk_list):
+            raise InvalidConfigurationError(f"document {document.id!r} has duplicate chunk ids")
+        hashes = [chunk_hash(document, chunk) for chunk in chunk_list]
+        if content_hash is None:
+            content_hash = HASH_ALGORITHM + ":" + raw_digest(b"".join(sorted(hashes))).hex()
+        modified = document.modified_at.isoformat() if document.modified_at is not None else None
+        live = self._connection.execute(
+            "SELECT row, path, content_hash, modified_at FROM documents WHERE doc_id = ? AND removed = ?",
+            (document.id, _LIVE),
+        ).fetchone()
+        if live is not None and tuple(live[1:]) == (document.path, content_hash, modified):
+            return False
+        if live is not None:
+            self._retire(live[0])
+        (row,) = self._connection.execute(
+            "INSERT INTO documents (doc_id, path, content_hash, modified_at, added) VALUES (?, ?, ?, ?, ?) "
+            "RETURNING row",
+            (document.id, document.path, content_hash, modified, self._version),
+        ).fetchone()
+        zero = bytes(4 * self._store.dimension)
+        for chunk, leaf in zip(chunk_list, hashes, strict=True):
+            terms = lexical_terms(chunk.text)
+            (rowid,) = self._connection.execute(
+                "INSERT INTO chunks (doc_row, chunk_id, sequence, byte_offset, text, hash, term_count, "
+                "vector, has_vector, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING rowid",
+                (
+                    row,
+                    chunk.id,
+                    chunk.sequence,
+                    chunk.byte_offset,
+                    chunk.text,
+                    leaf,
+                    len(terms),
+                    zero,
+                    self._version,
+                ),
+            ).fetchone()
+            self._connection.execute(
+                "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", (rowid, " ".join(terms))
+            )
+            self._pending.append((rowid, chunk.text))
+        if len(self._pending) >= _EMBED_BATCH:
+            self.flush()
+        self.changed = True
+        return True
+
+    def remove(self, doc_id: str) -> bool:
+        """Remove the live document ``doc_id`` from the new version on; ``False`` if there is none."""
+        require_str("StoreWriter.remove", "doc_id", doc_id)
+        live = self._connection.execute(
+            "SELECT row FROM documents WHERE doc_id = ? AND removed = ?", (doc_id, _LIVE)
+        ).fetchone()
+        if live is None:
+            return False
+        self._retire(live[0])
+        self.changed = True
+        return True
+
+    def _retire(self, row: int) -> None:
+        self._connection.execute("UPDATE documents SET removed = ? WHERE row = ?", (self._version, row))
+        self._connection.execute(
+            "UPDATE chunks SET removed = ? WHERE doc_row = ? AND removed = ?", (self._version, row, _LIVE)
+        )
+
+    def flush(self) -> None:
+        """Embed and store the vectors of the chunks added so far."""
+        while self._pending:
+            batch, self._pending = self._pending[:_EMBED_BATCH], self._pending[_EMBED_BATCH:]
+            vectors = embed_texts(self._store.embedder, [text for _, text in batch], self._store.dimension)
+            updates = []
+            for (rowid, _), vector in zip(batch, vectors, strict=True):
+                packed, nonzero = pack_vector(vector)
+                updates.append((packed, int(nonzero), rowid))
+            self._connection.executemany(
+                "UPDATE chunks SET vector = ?, has_vector = ? WHERE rowid = ?", updates
+            )
+
+
+class StoreSnapshot:
+    """A store pinned to one version; what :func:`~cupel.assembly.hybrid.hybrid_search` searches."""
+
+    __slots__ = ("store", "version")
+
+    def __init__(self, store: SqliteStore, version: StoreVersion) -> None:
+        self.store = store
+        self.version = version
+
+    def state_root(self) -> str:
+        return self.version.state_root
+
+    def snapshot(self, state_root: str | None = None) -> StoreSnapshot:
+        """This snapshot, or another version of its store when ``state_root`` names one."""
+        return self if state_root is None else self.store.snapshot(state_root)
+
+    def pin(self) -> HybridRetriever:
+        return HybridRetriever(self)
+
+    def lexical(self, query: str, k: int) -> list[tuple[Chunk, Document, float]]:
+        """The ``k`` best chunks by BM25 (ties at the k-th score included), best first."""
+        version = self.version
+        scored = rank_lexical(
+            self.store._connection(), version.version, version.chunk_count, version.term_count, query, k
+        )
+        return self.store.results(scored)
+
+    def semantic(self, query: str, k: int) -> list[tuple[Chunk, Document, float]]:
+        """The ``k`` most similar chunks by cosine (ties at the k-th score included), best first."""
+        if self.version.chunk_count == 0 or k <= 0:
+            return []
+        (vector,) = embed_texts(self.store.embedder, [query], self.store.dimension)
+        scored = rank_semantic(
+            self.store._connection(),
+            self.version.version,
+            vector,
+            k,
+            self.store.vector_backend,
+            self.store._matrices,
+        )
+        return self.store.results(scored)
+
+    def __repr__(self) -> str:
+        version = self.version
+        return f"StoreSnapshot({self.store!r}, version={version.version}, state_root={version.state_root!r})"
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
