@@ -21,6 +21,7 @@ connection. ``":memory:"`` stores live in one process (a shared-cache in-memory 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import uuid
@@ -127,12 +128,13 @@ class SqliteStore:
     """
 
     def __init__(
-        self, path: str = ":memory:", *, embedder: object = None, vector_backend: str = "numpy"
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        embedder: object = None,
+        vector_backend: str = "numpy",
     ) -> None:
-        if not isinstance(path, str):
-            import os
-
-            path = os.fspath(path)
+        path = os.fspath(path)
         if vector_backend not in VECTOR_BACKENDS:
             raise InvalidConfigurationError(
                 f"SqliteStore.vector_backend must be one of {', '.join(VECTOR_BACKENDS)}, "
@@ -149,12 +151,19 @@ class SqliteStore:
         self._write_lock = threading.Lock()
         self._matrices = MatrixCache()
         self._closed = False
-        connection = self._connection()  # also keeps a shared in-memory database alive
-        with self._transaction(connection):
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    connection.execute(statement)
-            self._init_meta(connection)
+        try:
+            connection = self._connection()  # also keeps a shared in-memory database alive
+            with self._transaction(connection):
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                self._init_meta(connection)
+        except sqlite3.DatabaseError as error:
+            self.close()
+            raise InvalidConfigurationError(f"cannot open store {path!r}: {error}") from None
+        except BaseException:
+            self.close()
+            raise
 
     # -- connections ---------------------------------------------------------------------------------
 
