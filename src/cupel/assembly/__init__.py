@@ -36,6 +36,7 @@ from cupel.assembly.format import chunk_annotation, format_context
 from cupel.assembly.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 from cupel.assembly.hashing import HASH_ALGORITHM, content_hash
 from cupel.assembly.hybrid import HybridRetriever, SearchParams, hybrid_search
+from cupel.assembly.indexing import IndexReport, index_paths
 from cupel.assembly.jsonl import ResultsFormatError, parse_results, read_results, result_to_dict
 from cupel.assembly.lexical import lexical_terms
 from cupel.assembly.ordering import DocumentGroup, group_by_document, ordering_key, sort_results
@@ -74,6 +75,7 @@ __all__ = [
     "EncodeAdapter",
     "HashingEmbedder",
     "HybridRetriever",
+    "IndexReport",
     "PackingStrategy",
     "PinnableRetriever",
     "ResultsFormatError",
@@ -101,6 +103,7 @@ __all__ = [
     "format_context",
     "group_by_document",
     "hybrid_search",
+    "index_paths",
     "lexical_terms",
     "limit_per_document",
     "merkle_root",
