@@ -64,9 +64,10 @@ def _usable_name(name: str) -> bool:
     return "\n" not in name and "\r" not in name
 
 
-def discover_files(
-    paths: Iterable[str | os.PathLike[str]],
-) -> tuple[list[tuple[Path, str, bool]], list[str], int]:
+Found = tuple[Path, str, bool]
+
+
+def discover_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Found], list[str], int]:
     """``([(file, kind, named explicitly)], [scopes], skipped)`` for ``paths``, files sorted by id.
 
     A scope is a given file's id, or a given directory's id followed by ``/``.
