@@ -16,6 +16,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,7 +34,7 @@ __all__ = [
 Vector = Sequence[float]
 
 _WORD = re.compile(r"[^\W_]+")
-_FEATURE_CACHE_LIMIT = 1 << 20
+_FEATURE_CACHE_LIMIT = 1 << 18
 
 
 @runtime_checkable
@@ -46,14 +47,15 @@ class Embedder(Protocol):
 class HashingEmbedder:
     """Hashed word and character n-grams in ``dimension`` buckets (a lexical-semantic baseline).
 
-    Text is NFKC-normalised and case-folded and split into words (runs of letters and digits). Each word
-    contributes itself and the character trigrams of ``"<word>"`` (so ``rotate`` and ``rotation`` share
-    ``<ro``, ``rot``, ``ota``, ``tat``); a feature's weight is ``1 + log(count)``, words weigh twice as much
-    as trigrams. Each feature is hashed with BLAKE2b (stable across processes, unlike ``hash()``) to a
-    bucket and a sign, and the vector is L2-normalised. A text without words gives the zero vector.
+    Text is NFKC-normalised and case-folded and split into words (runs of letters and digits). A word's
+    features are the word itself (weight 2) and the character trigrams of ``"<word>"`` (weight 1 each), so
+    ``rotate`` and ``rotation`` share ``<ro``, ``rot``, ``ota``, ``tat``. Each distinct word adds its
+    features ``1 + ln(count)`` times (sublinear term frequency). Features are hashed with BLAKE2b (stable
+    across processes, unlike ``hash()``) to a bucket and a sign, and the vector is L2-normalised. A text
+    without words gives the zero vector.
     """
 
-    __slots__ = ("_cache", "dimension")
+    __slots__ = ("_words", "dimension")
 
     def __init__(self, dimension: int = 512) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int):
@@ -63,7 +65,7 @@ class HashingEmbedder:
                 f"HashingEmbedder.dimension must be between 16 and 65536, got {dimension}"
             )
         self.dimension = dimension
-        self._cache: dict[str, tuple[int, float]] = {}
+        self._words: dict[str, tuple[tuple[int, float], ...]] = {}
 
     @property
     def name(self) -> str:
@@ -71,29 +73,33 @@ class HashingEmbedder:
         return f"cupel-hashing-ngrams-v1/{self.dimension}"
 
     def _bucket(self, feature: str) -> tuple[int, float]:
-        found = self._cache.get(feature)
+        digest = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
+        return digest % self.dimension, 1.0 if digest >> 63 else -1.0
+
+    def _features(self, word: str) -> tuple[tuple[int, float], ...]:
+        """A word's sparse feature vector, ``(bucket, weight)`` pairs; cached, as vocabularies are small."""
+        found = self._words.get(word)
         if found is None:
-            digest = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
-            found = (digest % self.dimension, 1.0 if digest >> 63 else -1.0)
-            if len(self._cache) >= _FEATURE_CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[feature] = found
+            index, sign = self._bucket("w:" + word)
+            sparse = {index: 2.0 * sign}
+            padded = f"<{word}>"
+            for start in range(len(padded) - 2):
+                index, sign = self._bucket("c:" + padded[start : start + 3])
+                sparse[index] = sparse.get(index, 0.0) + sign
+            found = tuple(sparse.items())
+            if len(self._words) >= _FEATURE_CACHE_LIMIT:
+                self._words.clear()
+            self._words[word] = found
         return found
 
     def embed_one(self, text: str) -> list[float]:
-        counts: dict[str, float] = {}
-        for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
-            counts["w:" + word] = counts.get("w:" + word, 0.0) + 1.0
-            padded = f"<{word}>"
-            for start in range(len(padded) - 2):
-                gram = "c:" + padded[start : start + 3]
-                counts[gram] = counts.get(gram, 0.0) + 1.0
         vector = [0.0] * self.dimension
-        for feature, count in counts.items():
-            index, sign = self._bucket(feature)
-            weight = 1.0 + math.log(count)
-            vector[index] += sign * (2.0 * weight if feature[0] == "w" else weight)
-        norm = math.sqrt(math.fsum(value * value for value in vector))
+        words = Counter(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+        for word in sorted(words):  # a fixed order, so the float sums do not depend on dict order
+            weight = 1.0 + math.log(words[word])
+            for index, value in self._features(word):
+                vector[index] += weight * value
+        norm = math.hypot(*vector)
         if norm == 0.0:
             return vector
         return [value / norm for value in vector]
@@ -173,8 +179,18 @@ def embed_texts(
             raise InvalidConfigurationError(
                 f"embedder returned a vector of dimension {len(values)} at index {index}, expected {expected}"
             )
-        if not all(math.isfinite(value) for value in values):
+        if not _all_finite(values):
             raise InvalidConfigurationError(f"embedder returned a non-finite value at index {index}")
         dimension = expected
         checked.append(values)
     return checked
+
+
+def _all_finite(values: list[float]) -> bool:
+    # One C-level sum is finite exactly when every value is, barring overflow, which the fallback handles.
+    try:
+        if math.isfinite(math.fsum(values)):
+            return True
+    except (OverflowError, ValueError):
+        pass
+    return all(math.isfinite(value) for value in values)

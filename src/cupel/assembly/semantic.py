@@ -18,9 +18,11 @@ zero vector, and queries that do, take no part in semantic search.
 
 from __future__ import annotations
 
+import math
 import sqlite3
-import struct
+import sys
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -38,11 +40,12 @@ def numpy_module() -> Any:
 
 
 def pack_vector(vector: Sequence[float]) -> tuple[bytes, bool]:
-    """``vector`` L2-normalised as float32 bytes, and whether it is non-zero."""
-    norm = sum(value * value for value in vector) ** 0.5
-    if norm == 0.0:
-        return struct.pack(f"<{len(vector)}f", *vector), False
-    return struct.pack(f"<{len(vector)}f", *(value / norm for value in vector)), True
+    """``vector`` L2-normalised as little-endian float32 bytes, and whether it is non-zero."""
+    norm = math.hypot(*vector)
+    packed = array("f", vector if norm == 0.0 else (value / norm for value in vector))
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes(), norm != 0.0
 
 
 def load_sqlite_vec(connection: sqlite3.Connection) -> None:
