@@ -263,3 +263,25 @@ def test_readers_run_alongside_a_writer(tmp_path: Path) -> None:
             thread.join()
         assert errors == []
         assert store.latest().version == 16
+
+
+def test_connections_of_finished_threads_are_closed() -> None:
+    with SqliteStore() as store:
+        put(store, "a", "rotate the vault key")
+
+        def search() -> None:
+            hybrid_search("vault", store, parallel=True)
+
+        for _ in range(3):
+            threads = [threading.Thread(target=search) for _ in range(5)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        # Open connections: this thread's, the two search workers', and the last batch's until pruned.
+        assert len(store._connections) <= 3 + 5
+        last = threading.Thread(target=search)
+        last.start()
+        last.join()
+        assert len(store._connections) <= 3 + 1
+        assert [hit.chunk.id for hit in hybrid_search("vault", store)] == ["a#0"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -68,6 +69,18 @@ def _pinned(substrate: object, state_root: str | None) -> SearchableSnapshot:
     )
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _search_pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cupel-search")
+        return _POOL
+
+
 def _channel(hits: Sequence[Hit], k: int) -> tuple[RetrievalResult, ...]:
     # Each channel keeps exactly k results; ties at the cut are broken by the deterministic order.
     return sort_results(RetrievalResult(chunk, document, score) for chunk, document, score in hits)[:k]
@@ -99,10 +112,11 @@ def hybrid_search(
     else:
         snapshot = _pinned(substrate, state_root)
     if parallel:
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cupel-search") as pool:
-            semantic_future = pool.submit(snapshot.semantic, query, params.semantic_k)
-            lexical_future = pool.submit(snapshot.lexical, query, params.lexical_k)
-            semantic, lexical = semantic_future.result(), lexical_future.result()
+        # The semantic search runs on a long-lived worker thread (which keeps its store connection) while
+        # this thread runs the lexical search.
+        semantic_future = _search_pool().submit(snapshot.semantic, query, params.semantic_k)
+        lexical = snapshot.lexical(query, params.lexical_k)
+        semantic = semantic_future.result()
     else:
         semantic = snapshot.semantic(query, params.semantic_k)
         lexical = snapshot.lexical(query, params.lexical_k)

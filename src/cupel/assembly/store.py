@@ -146,13 +146,15 @@ class SqliteStore:
         self._memory = path == ":memory:"
         self._target = f"file:cupel-{uuid.uuid4().hex}?mode=memory&cache=shared" if self._memory else path
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        # Per-thread connections, by thread; those of finished threads are closed as new ones open.
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
+        self._keeper: sqlite3.Connection | None = None  # keeps a shared in-memory database alive
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._matrices = MatrixCache()
         self._closed = False
         try:
-            connection = self._connection()  # also keeps a shared in-memory database alive
+            connection = self._connection()
             with self._transaction(connection):
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -191,7 +193,13 @@ class SqliteStore:
                 raise
         self._local.connection = connection
         with self._lock:
-            self._connections.append(connection)
+            for thread in [thread for thread in self._connections if not thread.is_alive()]:
+                finished = self._connections.pop(thread)
+                if finished is not self._keeper:
+                    finished.close()
+            self._connections[threading.current_thread()] = connection
+            if self._keeper is None:
+                self._keeper = connection
         return connection
 
     @contextmanager
@@ -208,9 +216,11 @@ class SqliteStore:
         """Close every connection this store opened; further use raises an error."""
         with self._lock:
             self._closed = True
-            for connection in self._connections:
-                connection.close()
+            for connection in {*self._connections.values(), self._keeper}:
+                if connection is not None:
+                    connection.close()
             self._connections.clear()
+            self._keeper = None
 
     def __enter__(self) -> SqliteStore:
         return self
