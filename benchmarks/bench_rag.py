@@ -34,8 +34,7 @@ from cupel.assembly import (
     hybrid_search,
     parallel_assemble,
 )
-from cupel.assembly.semantic import load_sqlite_vec
-from cupel.tokens import OptionalDependencyError
+from cupel.assembly.semantic import sqlite_vec_unavailable
 
 CHUNKS_PER_DOCUMENT = 50
 
@@ -68,14 +67,6 @@ def corpus(chunks: int, seed: int = 7) -> tuple[list[tuple[Document, list[Chunk]
     return documents, queries
 
 
-def sqlite_vec_status() -> str | None:
-    try:
-        load_sqlite_vec(sqlite3.connect(":memory:"))
-    except OptionalDependencyError as error:
-        return str(error)
-    return None
-
-
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -91,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 
     documents, queries = corpus(args.chunks)
     queries = queries[: args.queries]
-    unavailable = sqlite_vec_status()
+    unavailable = sqlite_vec_unavailable()
     backends = ["numpy"] if unavailable else ["numpy", "sqlite-vec"]
     result: dict[str, Any] = {
         "chunks": args.chunks,

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,7 +27,7 @@ from cupel.assembly import (
 )
 from cupel.errors import CupelError, InvalidConfigurationError
 
-from .helpers import exact_budget, result, sized
+from .helpers import cupel_assemble, exact_budget, result, sized
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,18 +118,6 @@ def test_the_jsonl_reader_reports_bad_values_on_one_line(text: str, message: str
         parse_results(text, source="r.jsonl")
     assert str(caught.value).startswith("r.jsonl:1")
     assert message in str(caught.value)
-
-
-def cupel_assemble(*args: str | bytes, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "cupel", "assemble", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONUTF8": "0", "LC_ALL": "C.UTF-8"},
-    )
 
 
 @pytest.mark.parametrize(

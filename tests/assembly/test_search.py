@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -32,6 +31,7 @@ from cupel.assembly import (
 )
 from cupel.assembly.lexical import BM25_B, BM25_K1
 from cupel.assembly.retriever import StaticRetriever
+from cupel.assembly.semantic import sqlite_vec_unavailable
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 WORDS = [
@@ -249,19 +249,10 @@ def test_parallel_assemble_equals_the_sequential_assembly_on_random_stores(seed:
         assert hybrid_search(query, store, params, parallel=True) == hybrid_search(query, store, params)
 
 
-def sqlite_vec_unavailable() -> str | None:
-    """Why the sqlite-vec backend cannot run here (the extra or extension loading is missing), or None."""
-    from cupel.assembly.semantic import load_sqlite_vec
-    from cupel.tokens import OptionalDependencyError
-
-    try:
-        load_sqlite_vec(sqlite3.connect(":memory:"))
-    except OptionalDependencyError as error:
-        return str(error)
-    return None
+SQLITE_VEC_UNAVAILABLE = sqlite_vec_unavailable()
 
 
-@pytest.mark.skipif(sqlite_vec_unavailable() is not None, reason=f"sqlite-vec: {sqlite_vec_unavailable()}")
+@pytest.mark.skipif(SQLITE_VEC_UNAVAILABLE is not None, reason=f"sqlite-vec: {SQLITE_VEC_UNAVAILABLE}")
 def test_sqlite_vec_backend_matches_numpy() -> None:
     with random_store(11, documents=30) as store, SqliteStore(vector_backend="sqlite-vec") as vec:
         rows = (

@@ -12,31 +12,7 @@ from cupel.assembly.hybrid import HybridRetriever, SearchableSnapshot, SearchPar
 from cupel.assembly.types import AssembledContext
 from cupel.errors import CupelTypeError
 
-__all__ = ["parallel_assemble", "store_assemble"]
-
-
-def store_assemble(
-    query: str,
-    substrate: Substrate | SearchableSnapshot,
-    budget: TokenBudget,
-    tokenizer: TokenizerLike = None,
-    config: AssemblyConfig | None = None,
-    *,
-    params: SearchParams | None = None,
-    state_root: str | None = None,
-    parallel: bool = False,
-    clock: Callable[[], datetime] | None = None,
-) -> AssembledContext:
-    """``assemble_context`` over ``hybrid_search(query, substrate, params)`` at ``state_root``."""
-    if isinstance(substrate, Substrate):
-        snapshot = substrate.snapshot(state_root)
-    else:
-        raise CupelTypeError(
-            "substrate must have a snapshot(state_root) method (e.g. a SqliteStore), "
-            f"got {type(substrate).__name__}"
-        )
-    retriever = HybridRetriever(snapshot, params, parallel=parallel)
-    return assemble_context(query, retriever, budget, tokenizer, config, clock=clock)
+__all__ = ["parallel_assemble"]
 
 
 def parallel_assemble(
@@ -52,18 +28,16 @@ def parallel_assemble(
 ) -> AssembledContext:
     """Assemble a context with the semantic and lexical searches running in parallel threads (CFS-021).
 
-    The two channels are fused by reciprocal rank and packed sequentially, exactly as
-    ``assemble_context`` does, so the result equals the sequential one (tested on random stores).
+    ``substrate`` (e.g. a ``SqliteStore``) is searched at ``state_root`` (default: its latest version) by
+    ``hybrid_search(query, substrate, params)``. The two channels are fused by reciprocal rank and packed
+    sequentially, exactly as ``assemble_context`` does, so the result equals the sequential one (tested
+    on random stores).
     SQLite and numpy release the GIL while they work, so the two searches overlap.
     """
-    return store_assemble(
-        query,
-        substrate,
-        budget,
-        tokenizer,
-        config,
-        params=params,
-        state_root=state_root,
-        parallel=True,
-        clock=clock,
-    )
+    if not isinstance(substrate, Substrate):
+        raise CupelTypeError(
+            "substrate must have a snapshot(state_root) method (e.g. a SqliteStore), "
+            f"got {type(substrate).__name__}"
+        )
+    retriever = HybridRetriever(substrate.snapshot(state_root), params, parallel=True)
+    return assemble_context(query, retriever, budget, tokenizer, config, clock=clock)

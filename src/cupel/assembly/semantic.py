@@ -30,7 +30,14 @@ from typing import Any
 from cupel.errors import InvalidConfigurationError
 from cupel.tokens._optional import OptionalDependencyError, import_optional
 
-__all__ = ["VECTOR_BACKENDS", "MatrixCache", "load_sqlite_vec", "pack_vector", "rank_semantic"]
+__all__ = [
+    "VECTOR_BACKENDS",
+    "MatrixCache",
+    "load_sqlite_vec",
+    "pack_vector",
+    "rank_semantic",
+    "sqlite_vec_unavailable",
+]
 
 VECTOR_BACKENDS = ("numpy", "sqlite-vec")
 
@@ -63,6 +70,18 @@ def load_sqlite_vec(connection: sqlite3.Connection) -> None:
         sqlite_vec.load(connection)
     finally:
         connection.enable_load_extension(False)
+
+
+def sqlite_vec_unavailable() -> str | None:
+    """Why the sqlite-vec backend cannot run in this Python (the message of its error), or ``None``."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        load_sqlite_vec(connection)
+    except OptionalDependencyError as error:
+        return str(error)
+    finally:
+        connection.close()
+    return None
 
 
 class MatrixCache:
