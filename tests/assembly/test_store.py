@@ -285,3 +285,15 @@ def test_connections_of_finished_threads_are_closed() -> None:
         last.join()
         assert len(store._connections) <= 3 + 1
         assert [hit.chunk.id for hit in hybrid_search("vault", store)] == ["a#0"]
+
+
+def test_a_new_modification_time_is_a_new_state_root() -> None:
+    with SqliteStore() as store:
+        chunks = chunks_for("a", ["rotate the primary key"])
+        for day in (1, 2, 2):
+            with store.write() as writer:
+                writer.put(Document("a", "docs/a.md", datetime(2026, 1, day, tzinfo=UTC)), chunks)
+        roots = [version.state_root for version in store.versions()]
+        assert len(roots) == 3 and len(set(roots)) == 3
+        (hit,) = hybrid_search("rotate", store)
+        assert hit.document.modified_at == datetime(2026, 1, 2, tzinfo=UTC)

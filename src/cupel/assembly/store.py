@@ -7,9 +7,9 @@ semantic search.
 **Versions.** Every write (one :meth:`SqliteStore.write` block, committed as one transaction) creates a
 new version with a new **state root**: a Merkle root over the sorted hashes of the chunks visible in that
 version (BLAKE3, or BLAKE2b-256 without the optional ``blake3`` package; see
-:mod:`cupel.assembly.hashing`). Rows are never updated in place or deleted: replacing or removing a
-document marks its rows as removed from the new version on, so every earlier version stays readable and
-:meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root reads only that version's
+:mod:`cupel.assembly.hashing`). Committed rows are never deleted and their content never changes:
+replacing or removing a document only records the version that removed it, so every earlier version stays
+readable and :meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root reads only that version's
 rows and statistics, so the same query on the same root gives the same results after any later write.
 
 **Concurrency and crashes.** File stores use SQLite's write-ahead log: any number of readers (threads or
@@ -97,9 +97,10 @@ def merkle_root(leaves: Iterable[bytes]) -> str:
 
 
 def chunk_hash(document: Document, chunk: Chunk) -> bytes:
-    """The Merkle leaf of a chunk: ``0x00 ||`` canonical JSON of its identity, position and text."""
+    """The Merkle leaf of a chunk: ``H(0x00 ||`` canonical JSON of its document, position and text``)``."""
+    modified = document.modified_at.isoformat() if document.modified_at is not None else None
     canonical = json.dumps(
-        [document.id, document.path, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text],
+        [document.id, document.path, modified, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text],
         ensure_ascii=False,
         separators=(",", ":"),
     )
