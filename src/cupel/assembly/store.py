@@ -9,8 +9,9 @@ new version with a new **state root**: a Merkle root over the sorted hashes of t
 version (BLAKE3, or BLAKE2b-256 without the optional ``blake3`` package; see
 :mod:`cupel.assembly.hashing`). Committed rows are never deleted and their content never changes:
 replacing or removing a document only records the version that removed it, so every earlier version stays
-readable and :meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root reads only that version's
-rows and statistics, so the same query on the same root gives the same results after any later write.
+readable and :meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root reads only
+that version's rows and statistics, so the same query on the same root gives the same results after any
+later write.
 
 **Concurrency and crashes.** File stores use SQLite's write-ahead log: any number of readers (threads or
 processes) run alongside one writer, and a writer killed mid-write leaves only its uncommitted transaction
