@@ -42,7 +42,7 @@ class _InputError(Exception):
 def register(subcommands: Any) -> None:
     parser = subcommands.add_parser(
         "assemble",
-        help="pack retrieval results (JSONL) into a token-budgeted context",
+        help="pack retrieval results (JSONL, or from a `cupel index` store) into a token-budgeted context",
         description=(
             "Read retrieval results (one JSON object per line), or search a store built by `cupel index` "
             "(--db), drop duplicates, pack them into the token budget and print the context with "
