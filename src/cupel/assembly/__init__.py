@@ -43,7 +43,7 @@ from cupel.assembly.ordering import DocumentGroup, group_by_document, ordering_k
 from cupel.assembly.packing import PackingStrategy, pack_context
 from cupel.assembly.parallel import parallel_assemble
 from cupel.assembly.retriever import PinnableRetriever, Retriever, StaticRetriever, VersionedRetriever
-from cupel.assembly.store import SqliteStore, StoreSnapshot, StoreVersion, UnknownStateRootError, merkle_root
+from cupel.assembly.store import SqliteStore, StoreSnapshot
 from cupel.assembly.tokenizer import CallableTokenizer, SimpleTokenizer, Tokenizer
 from cupel.assembly.types import (
     AssembledContext,
@@ -53,6 +53,7 @@ from cupel.assembly.types import (
     Document,
     RetrievalResult,
 )
+from cupel.assembly.versioning import StoreVersion, UnknownStateRootError, merkle_root
 
 __all__ = [
     "DEFAULT_DEDUP_THRESHOLD",

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from cupel.assembly.chunking import ChunkingOptions, chunk_document, kind_of
 from cupel.assembly.hashing import content_hash
-from cupel.assembly.store import SqliteStore, StoreVersion
+from cupel.assembly.store import SqliteStore
 from cupel.assembly.types import Document
+from cupel.assembly.versioning import StoreVersion
 from cupel.errors import InvalidConfigurationError
 
 __all__ = ["IndexReport", "discover_files", "index_paths"]

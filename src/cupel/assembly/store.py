@@ -21,38 +21,28 @@ connection. ``":memory:"`` stores live in one process (a shared-cache in-memory 
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cupel.assembly._validate import require_str
 from cupel.assembly.embedding import Vector, as_embedder, embed_texts, embedder_name
-from cupel.assembly.hashing import HASH_ALGORITHM, raw_digest
+from cupel.assembly.hashing import HASH_ALGORITHM
 from cupel.assembly.hybrid import HybridRetriever
-from cupel.assembly.lexical import lexical_terms, rank_lexical
-from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec, pack_vector, rank_semantic
+from cupel.assembly.lexical import rank_lexical
+from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec, rank_semantic
 from cupel.assembly.types import Chunk, Document
-from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.assembly.versioning import LIVE, StoreVersion, UnknownStateRootError, merkle_root
+from cupel.assembly.writer import StoreWriter
+from cupel.errors import InvalidConfigurationError
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "SqliteStore",
-    "StoreSnapshot",
-    "StoreVersion",
-    "StoreWriter",
-    "UnknownStateRootError",
-    "merkle_root",
-]
+__all__ = ["SCHEMA_VERSION", "SqliteStore", "StoreSnapshot"]
 
 SCHEMA_VERSION = "1"
-_LIVE = (1 << 63) - 1  # `removed` of a row no version has removed yet
-_EMBED_BATCH = 256
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,62 +52,18 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE INDEX IF NOT EXISTS versions_root ON versions (state_root);
 CREATE TABLE IF NOT EXISTS documents (
     row INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, path TEXT NOT NULL, content_hash TEXT NOT NULL,
-    modified_at TEXT, added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {_LIVE});
+    modified_at TEXT, added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {LIVE});
 CREATE INDEX IF NOT EXISTS documents_id ON documents (doc_id, removed);
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY, doc_row INTEGER NOT NULL REFERENCES documents (row),
     chunk_id TEXT NOT NULL, sequence INTEGER NOT NULL, byte_offset INTEGER NOT NULL, text TEXT NOT NULL,
     hash BLOB NOT NULL, term_count INTEGER NOT NULL, vector BLOB NOT NULL, has_vector INTEGER NOT NULL,
-    added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {_LIVE});
+    added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {LIVE});
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_row);
 CREATE INDEX IF NOT EXISTS chunks_removed ON chunks (removed);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (terms, content='', tokenize='ascii');
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab (chunks_fts, 'instance');
 """
-
-
-class UnknownStateRootError(InvalidConfigurationError):
-    """No version of the store has the requested state root (or the prefix is ambiguous)."""
-
-
-def merkle_root(leaves: Iterable[bytes]) -> str:
-    """``"<algorithm>:<hex>"`` Merkle root of the sorted leaf hashes.
-
-    Interior nodes hash ``0x01 || left || right``; an odd node is carried up unchanged; no leaves give the
-    hash of ``b"cupel-state/empty"``.
-    """
-    level = sorted(leaves)
-    if not level:
-        return f"{HASH_ALGORITHM}:{raw_digest(b'cupel-state/empty').hex()}"
-    while len(level) > 1:
-        paired = [raw_digest(b"\x01" + level[i] + level[i + 1]) for i in range(0, len(level) - 1, 2)]
-        if len(level) % 2:
-            paired.append(level[-1])
-        level = paired
-    return f"{HASH_ALGORITHM}:{level[0].hex()}"
-
-
-def chunk_hash(document: Document, chunk: Chunk) -> bytes:
-    """The Merkle leaf of a chunk: ``H(0x00 ||`` canonical JSON of its document, position and text``)``."""
-    modified = document.modified_at.isoformat() if document.modified_at is not None else None
-    canonical = json.dumps(
-        [document.id, document.path, modified, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    return raw_digest(b"\x00" + canonical.encode("utf-8"))
-
-
-@dataclass(frozen=True, slots=True)
-class StoreVersion:
-    """One committed version: its number, state root, creation time (UTC ISO 8601) and sizes."""
-
-    version: int
-    state_root: str
-    created_at: str
-    chunk_count: int
-    term_count: int
-    document_count: int
 
 
 class SqliteStore:
@@ -349,7 +295,7 @@ class SqliteStore:
                         f"store {self.path!r} hashes with {self.hash_algorithm} but this installation uses "
                         f"{HASH_ALGORITHM}; install or remove the blake3 package to match"
                     )
-                writer = StoreWriter(self, connection, latest.version + 1)
+                writer = StoreWriter(connection, latest.version + 1, self.embedder, self.dimension)
                 yield writer
                 writer.flush()
                 if writer.changed:
@@ -406,108 +352,6 @@ class SqliteStore:
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r}, vector_backend={self.vector_backend!r})"
-
-
-class StoreWriter:
-    """Adds and removes documents inside one :meth:`SqliteStore.write` transaction."""
-
-    __slots__ = ("_connection", "_pending", "_store", "_version", "changed")
-
-    def __init__(self, store: SqliteStore, connection: sqlite3.Connection, version: int) -> None:
-        self._store = store
-        self._connection = connection
-        self._version = version
-        self._pending: list[tuple[int, str]] = []  # (chunk rowid, text) still to embed
-        self.changed = False
-
-    def put(self, document: Document, chunks: Sequence[Chunk], *, content_hash: str | None = None) -> bool:
-        """Add ``document`` with ``chunks``, replacing a live document with the same id.
-
-        ``content_hash`` (default: a hash of the path and chunks) decides whether anything changed: a
-        document whose live copy has the same hash is left alone and ``False`` is returned.
-        """
-        if not isinstance(document, Document):
-            raise CupelTypeError(f"document must be a Document, got {type(document).__name__}")
-        chunk_list = list(chunks)
-        for index, chunk in enumerate(chunk_list):
-            if not isinstance(chunk, Chunk):
-                raise CupelTypeError(f"chunks[{index}] must be a Chunk, got {type(chunk).__name__}")
-        if len({chunk.id for chunk in chunk_list}) != len(chunk_list):
-            raise InvalidConfigurationError(f"document {document.id!r} has duplicate chunk ids")
-        hashes = [chunk_hash(document, chunk) for chunk in chunk_list]
-        if content_hash is None:
-            content_hash = HASH_ALGORITHM + ":" + raw_digest(b"".join(sorted(hashes))).hex()
-        modified = document.modified_at.isoformat() if document.modified_at is not None else None
-        live = self._connection.execute(
-            "SELECT row, path, content_hash, modified_at FROM documents WHERE doc_id = ? AND removed = ?",
-            (document.id, _LIVE),
-        ).fetchone()
-        if live is not None and tuple(live[1:]) == (document.path, content_hash, modified):
-            return False
-        if live is not None:
-            self._retire(live[0])
-        (row,) = self._connection.execute(
-            "INSERT INTO documents (doc_id, path, content_hash, modified_at, added) VALUES (?, ?, ?, ?, ?) "
-            "RETURNING row",
-            (document.id, document.path, content_hash, modified, self._version),
-        ).fetchone()
-        zero = bytes(4 * self._store.dimension)
-        for chunk, leaf in zip(chunk_list, hashes, strict=True):
-            terms = lexical_terms(chunk.text)
-            (rowid,) = self._connection.execute(
-                "INSERT INTO chunks (doc_row, chunk_id, sequence, byte_offset, text, hash, term_count, "
-                "vector, has_vector, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING rowid",
-                (
-                    row,
-                    chunk.id,
-                    chunk.sequence,
-                    chunk.byte_offset,
-                    chunk.text,
-                    leaf,
-                    len(terms),
-                    zero,
-                    self._version,
-                ),
-            ).fetchone()
-            self._connection.execute(
-                "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", (rowid, " ".join(terms))
-            )
-            self._pending.append((rowid, chunk.text))
-        if len(self._pending) >= _EMBED_BATCH:
-            self.flush()
-        self.changed = True
-        return True
-
-    def remove(self, doc_id: str) -> bool:
-        """Remove the live document ``doc_id`` from the new version on; ``False`` if there is none."""
-        require_str("StoreWriter.remove", "doc_id", doc_id)
-        live = self._connection.execute(
-            "SELECT row FROM documents WHERE doc_id = ? AND removed = ?", (doc_id, _LIVE)
-        ).fetchone()
-        if live is None:
-            return False
-        self._retire(live[0])
-        self.changed = True
-        return True
-
-    def _retire(self, row: int) -> None:
-        self._connection.execute("UPDATE documents SET removed = ? WHERE row = ?", (self._version, row))
-        self._connection.execute(
-            "UPDATE chunks SET removed = ? WHERE doc_row = ? AND removed = ?", (self._version, row, _LIVE)
-        )
-
-    def flush(self) -> None:
-        """Embed and store the vectors of the chunks added so far."""
-        while self._pending:
-            batch, self._pending = self._pending[:_EMBED_BATCH], self._pending[_EMBED_BATCH:]
-            vectors = embed_texts(self._store.embedder, [text for _, text in batch], self._store.dimension)
-            updates = []
-            for (rowid, _), vector in zip(batch, vectors, strict=True):
-                packed, nonzero = pack_vector(vector)
-                updates.append((packed, int(nonzero), rowid))
-            self._connection.executemany(
-                "UPDATE chunks SET vector = ?, has_vector = ? WHERE rowid = ?", updates
-            )
 
 
 class StoreSnapshot:
