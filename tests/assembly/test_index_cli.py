@@ -16,6 +16,8 @@ import pytest
 from cupel.assembly import SqliteStore
 from cupel.cli import main
 
+from ..terminal import run_with_terminal_stderr
+
 
 def cupel(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run the command line in this process (fast); one test below runs it as a real subprocess."""
@@ -213,26 +215,8 @@ def test_an_undecodable_file_in_a_directory_is_skipped_but_named_files_must_be_u
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
 def test_index_draws_a_progress_bar_on_a_terminal_only(corpus: Path) -> None:
-    import pty
-
-    controller, terminal = pty.openpty()
-    try:
-        command = [sys.executable, "-m", "cupel", "index", "kb", "--db", "kb.db"]
-        done = subprocess.run(
-            command, stdout=subprocess.PIPE, stderr=terminal, text=True, cwd=corpus, timeout=120, check=False
-        )
-        os.close(terminal)
-        drawn = b""
-        while True:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            drawn += chunk
-    finally:
-        os.close(controller)
+    command = [sys.executable, "-m", "cupel", "index", "kb", "--db", "kb.db"]
+    done, drawn = run_with_terminal_stderr(command, cwd=corpus)
     assert done.returncode == 0 and done.stdout.startswith("indexed 3 files")
     assert b"3/3" in drawn and b"[####" in drawn
     assert cupel("index", "kb", "--db", "kb.db", cwd=corpus).stderr == ""  # not a terminal: no bar
