@@ -22,9 +22,10 @@ from enum import StrEnum
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.format import chunk_annotation, format_context, marker_line
 from cupel.assembly.ordering import check_documents, group_positions, reading_key, sort_results
-from cupel.assembly.tokenizer import ELLIPSIS, Tokenizer, as_tokenizer, checked_count
+from cupel.assembly.tokenizer import Tokenizer, TokenizerLike, as_tokenizer, checked_count
 from cupel.assembly.types import AssembledContext, ContextChunk, RetrievalResult
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.tokens.truncate import ELLIPSIS
 
 __all__ = ["PackingStrategy", "pack_context"]
 
@@ -224,7 +225,7 @@ def pack_sorted(
 def pack_context(
     results: Iterable[RetrievalResult],
     budget: TokenBudget,
-    tokenizer: Tokenizer | Callable[[str], int] | None = None,
+    tokenizer: TokenizerLike = None,
     strategy: PackingStrategy | str = PackingStrategy.GREEDY,
     *,
     include_metadata: bool = False,

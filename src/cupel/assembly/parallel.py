@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from cupel.assembly.assemble import TokenizerLike, assemble_context
+from cupel.assembly.assemble import assemble_context
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.config import AssemblyConfig
 from cupel.assembly.hybrid import HybridRetriever, SearchableSnapshot, SearchParams, Substrate
+from cupel.assembly.tokenizer import TokenizerLike
 from cupel.assembly.types import AssembledContext
 from cupel.errors import CupelTypeError
 

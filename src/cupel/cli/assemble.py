@@ -21,7 +21,6 @@ from cupel.assembly import (
     AssemblyConfig,
     PackingStrategy,
     ResultsFormatError,
-    SimpleTokenizer,
     StaticRetriever,
     TokenBudget,
     assemble_context,
@@ -30,6 +29,7 @@ from cupel.assembly import (
     read_results,
 )
 from cupel.assembly._validate import lone_surrogate
+from cupel.cli._common import CliError, add_tokenizer_argument, resolve_counter
 from cupel.errors import CupelError
 
 _STRATEGIES = ", ".join(strategy.value for strategy in PackingStrategy)
@@ -46,8 +46,8 @@ def register(subcommands: Any) -> None:
         description=(
             "Read retrieval results (one JSON object per line), or search a store built by `cupel index` "
             "(--db), drop duplicates, pack them into the token budget and print the context with "
-            "[DOC: path] markers. Budget arithmetic uses the spec's SimpleTokenizer (4 UTF-8 bytes per "
-            "token)."
+            "[DOC: path] markers. Budget arithmetic uses --tokenizer, by default the spec's "
+            "SimpleTokenizer (4 UTF-8 bytes per token)."
         ),
     )
     parser.add_argument(
@@ -120,6 +120,7 @@ def register(subcommands: Any) -> None:
         metavar="N",
         help="tokens charged per [DOC: ...] marker (default: 10)",
     )
+    add_tokenizer_argument(parser, default="bytes/4")
     parser.add_argument(
         "--summary", action="store_true", help="print chunk and token counts on standard error"
     )
@@ -203,7 +204,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 
 def _assemble_from_store(
-    args: argparse.Namespace, budget: TokenBudget, config: AssemblyConfig
+    args: argparse.Namespace, budget: TokenBudget, config: AssemblyConfig, counter: Any
 ) -> tuple[AssembledContext, int]:
     from cupel.assembly.hybrid import hybrid_search
     from cupel.assembly.store import SqliteStore
@@ -213,7 +214,7 @@ def _assemble_from_store(
         snapshot = store.snapshot(args.state_root)
         results = hybrid_search(args.query, snapshot, parallel=True)
         retriever = StaticRetriever(results, state_root=snapshot.state_root())
-        context = assemble_context(args.query, retriever, budget, SimpleTokenizer(), config)
+        context = assemble_context(args.query, retriever, budget, counter, config)
     return context, len(results)
 
 
@@ -231,17 +232,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         _check_arguments(args)
         budget, config = _settings(args)
+        counter = resolve_counter(args.tokenizer)
         if args.db is not None:
-            context, candidates = _assemble_from_store(args, budget, config)
+            context, candidates = _assemble_from_store(args, budget, config, counter)
         else:
             results = _load(args.results)
-            context = assemble_context(
-                args.query, StaticRetriever(results), budget, SimpleTokenizer(), config
-            )
+            context = assemble_context(args.query, StaticRetriever(results), budget, counter, config)
             candidates = len(results)
     except UnicodeDecodeError as error:
         return _fail(args, error, f"{args.results}: not valid UTF-8 (byte {error.start})")
-    except (_InputError, ResultsFormatError, CupelError) as error:
+    except (_InputError, ResultsFormatError, CupelError, CliError) as error:
         return _fail(args, error, str(error))
     text = format_context(context, include_metadata=config.include_metadata)
     if args.format == "json":
