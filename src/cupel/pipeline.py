@@ -25,6 +25,7 @@ from cupel.diagnostics.reasons import (
     InclusionReason,
     NegativeTokens,
 )
+from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
@@ -206,6 +207,12 @@ class Pipeline:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
         items = checked_items(items)
+        sink = active_sink()
+        if sink is not None:
+            # A tracing hook is installed (cupel.otel.tracing): its collector sees this run too.
+            extra = sink.pipeline_collector(current_attributes())
+            if extra is not None and extra.is_enabled:
+                tracer = _Tracer(extra if tracer is None else TeeCollector(tracer.collector, extra))
         if tracer is not None:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
