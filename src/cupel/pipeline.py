@@ -19,13 +19,13 @@ from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
 from cupel._score_order import descending_indices, sort_by_score
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
+from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.diagnostics.reasons import (
     Deduplicated,
     ExclusionReason,
     InclusionReason,
     NegativeTokens,
 )
-from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,

@@ -4,7 +4,6 @@ Integration). Each test has its own TracerProvider; the global provider is never
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -192,7 +191,11 @@ def test_attribute_value_types(provider: TracerProvider, exporter: InMemorySpanE
         for event in events(spans[f"cupel.stage.{stage}"], "cupel.exclusion"):
             assert [type(event[key]) for key in sorted(event)] == [str, int, str]
         for event in spans[f"cupel.stage.{stage}"].events:
-            assert all(type((event.attributes or {})[key]) is str for key in ID_KEYS if key in (event.attributes or {}))
+            assert all(
+                type((event.attributes or {})[key]) is str
+                for key in ID_KEYS
+                if key in (event.attributes or {})
+            )
     for event in events(spans["cupel.stage.place"], "cupel.item.included"):
         assert (type(event["cupel.item.kind"]), type(event["cupel.item.tokens"])) == (str, int)
         assert type(event["cupel.item.score"]) is float

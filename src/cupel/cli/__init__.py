@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Sequence
 
 from cupel import __version__
-from cupel.cli import assemble, conformance, explain, policies, select, sensitivity
+from cupel.cli import _otel, assemble, conformance, explain, policies, select, sensitivity
 from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
@@ -20,6 +20,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cupel {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="export OpenTelemetry spans as the standard OTEL_* environment variables configure",
+    )
+    parser.add_argument(
+        "--otel-verbosity",
+        choices=_otel.VERBOSITIES,
+        default="StageOnly",
+        help="with --otel: how much each run emits (default: StageOnly)",
+    )
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (select, explain, sensitivity, policies, assemble, conformance):
         module.register(subcommands)
@@ -33,7 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        code: int = args.handler(args)
+        if args.otel:
+            with _otel.otel_session(args.command, args.otel_verbosity):
+                code: int = args.handler(args)
+        else:
+            code = args.handler(args)
     except CliError as error:
         return _fail(args, f"cupel {args.command}: {error}", error.code)
     except CupelError as error:

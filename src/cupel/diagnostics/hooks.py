@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import OverflowEvent, PipelineStage, TraceCollector, TraceDetailLevel, TraceEvent
 from cupel.model import ContextBudget, ContextItem
 
-__all__ = ["TeeCollector", "TraceSink", "active_sink", "installed", "run_attributes", "current_attributes"]
+__all__ = ["TeeCollector", "TraceSink", "active_sink", "current_attributes", "installed", "run_attributes"]
 
 
 @runtime_checkable
@@ -40,7 +41,8 @@ class TraceSink(Protocol):
 
 
 _SINK: ContextVar[TraceSink | None] = ContextVar("cupel_trace_sink", default=None)
-_ATTRIBUTES: ContextVar[Mapping[str, object]] = ContextVar("cupel_run_attributes", default={})
+_NO_ATTRIBUTES: Mapping[str, object] = MappingProxyType({})
+_ATTRIBUTES: ContextVar[Mapping[str, object]] = ContextVar("cupel_run_attributes", default=_NO_ATTRIBUTES)
 
 
 def active_sink() -> TraceSink | None:
@@ -86,7 +88,8 @@ class TeeCollector:
         self.first = first
         self.second = second
         self.detail_level = max(
-            getattr(first, "detail_level", TraceDetailLevel.ITEM), getattr(second, "detail_level", TraceDetailLevel.ITEM)
+            getattr(first, "detail_level", TraceDetailLevel.ITEM),
+            getattr(second, "detail_level", TraceDetailLevel.ITEM),
         )
 
     @property
@@ -114,7 +117,9 @@ class TeeCollector:
     ) -> None:
         self._each("on_stage_complete", stage, started_ns, ended_ns, items_in, items_out)
 
-    def on_excluded(self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason) -> None:
+    def on_excluded(
+        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
+    ) -> None:
         self._each("on_excluded", stage, item, score, reason)
 
     def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:

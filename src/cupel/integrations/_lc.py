@@ -33,7 +33,8 @@ def as_messages(value: object) -> list[BaseMessage]:
         return convert_to_messages([value])
     if not isinstance(value, Sequence):
         raise CupelTypeError(
-            f"messages must be a list of messages, tuples or dicts, or a PromptValue; got {type(value).__name__}"
+            "messages must be a list of messages, tuples or dicts, or a PromptValue; "
+            f"got {type(value).__name__}"
         )
     return convert_to_messages(value)
 
@@ -83,4 +84,3 @@ class Trim:
 
         counter = await counted_in_advance(record, self.counter)
         return self._run(messages, counter, tools)
-

@@ -9,11 +9,11 @@ from cupel.chat._parse import MessageView
 from cupel.chat.convert import build_items
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, ChatSelection, select_items
+from cupel.errors import CupelTypeError
 from cupel.integrations._common import shrink_budget, tool_schema_tokens
 from cupel.model import ContextBudget, ContextItem
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance, is_async_counter
 from cupel.tokens.base import CounterLike
-from cupel.errors import CupelTypeError
 
 __all__ = ["ViewTrim"]
 
@@ -57,5 +57,3 @@ class ViewTrim:
             tool_schema_tokens(schemas, recorder)
 
         return self._run(messages, await counted_in_advance(record, self.counter), schemas)
-
-

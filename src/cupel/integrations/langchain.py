@@ -88,7 +88,9 @@ class CupelDocumentCompressor(BaseDocumentCompressor):
         else:
             scores = [document.metadata.get(self.score_key) for document in docs]
         counter: CounterLike | None = self.counter
-        positions, _ = select_ranked([d.page_content for d in docs], scores, self.budget, self.policy, counter)
+        positions, _ = select_ranked(
+            [d.page_content for d in docs], scores, self.budget, self.policy, counter
+        )
         return [docs[position] for position in positions]
 
     def compress_documents(

@@ -77,7 +77,7 @@ def pre_model_hook(
     return RunnableLambda(hook, afunc=ahook, name="cupel_pre_model_hook")
 
 
-class CupelTrimMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class CupelTrimMiddleware(AgentMiddleware):
     """``langchain.agents.create_agent`` middleware: each model call is sent a trimmed conversation.
 
     The system message (pinned) and the request's tool schemas are charged against ``budget``; the
@@ -98,27 +98,28 @@ class CupelTrimMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self._trim = Trim(budget, policy, counter, options, None, select_options)
 
     @staticmethod
-    def _split(request: ModelRequest) -> list[BaseMessage]:  # type: ignore[type-arg]
+    def _split(request: ModelRequest) -> list[BaseMessage]:
         system = [request.system_message] if request.system_message is not None else []
         return [*system, *request.messages]
 
     @staticmethod
-    def _trimmed(request: ModelRequest, kept: Sequence[BaseMessage]) -> ModelRequest:  # type: ignore[type-arg]
+    def _trimmed(request: ModelRequest, kept: Sequence[BaseMessage]) -> ModelRequest:
         system = request.system_message
-        return request.override(messages=[message for message in kept if message is not system])
+        messages: list[Any] = [message for message in kept if message is not system]
+        return request.override(messages=messages)
 
     def wrap_model_call(
         self,
-        request: ModelRequest,  # type: ignore[type-arg]
-        handler: Callable[[ModelRequest], ModelResponse],  # type: ignore[type-arg]
-    ) -> ModelResponse:  # type: ignore[type-arg]
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], ModelResponse],
+    ) -> ModelResponse:
         kept = self._trim.select(self._split(request), request.tools).messages
         return handler(self._trimmed(request, kept))
 
     async def awrap_model_call(
         self,
-        request: ModelRequest,  # type: ignore[type-arg]
-        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],  # type: ignore[type-arg]
-    ) -> ModelResponse:  # type: ignore[type-arg]
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
         kept = (await self._trim.aselect(self._split(request), request.tools)).messages
         return await handler(self._trimmed(request, kept))

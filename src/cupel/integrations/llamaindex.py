@@ -34,7 +34,9 @@ class CupelNodePostprocessor(BaseNodePostprocessor):
     """
 
     budget: int = Field(description="Token budget for the nodes' text.")
-    policy: Any = Field(default=None, description="None (the rag preset), a preset name, a Policy or a Pipeline.")
+    policy: Any = Field(
+        default=None, description="None (the rag preset), a preset name, a Policy or a Pipeline."
+    )
     counter: Any = Field(default=None, description="Token counter; HeuristicCounter when None.")
 
     @classmethod
@@ -45,5 +47,7 @@ class CupelNodePostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         texts = [entry.node.get_content(metadata_mode=MetadataMode.LLM) for entry in nodes]
-        positions, _ = select_ranked(texts, [entry.score for entry in nodes], self.budget, self.policy, self.counter)
+        positions, _ = select_ranked(
+            texts, [entry.score for entry in nodes], self.budget, self.policy, self.counter
+        )
         return [nodes[position] for position in positions]

@@ -2,7 +2,8 @@
 
 Needs ``pip install 'pycupel[openai-agents]'``::
 
-    result = await Runner.run(agent, question, run_config=RunConfig(call_model_input_filter=input_filter(8000)))
+    config = RunConfig(call_model_input_filter=input_filter(8000))
+    result = await Runner.run(agent, question, run_config=config)
 
 Input items are Responses API items. The items one model turn produced (reasoning, messages, tool
 calls) stay together, and together with the ``*_call_output`` items answering their calls. The
@@ -29,7 +30,9 @@ try:
     from agents import FunctionTool
     from agents.run_config import CallModelData, ModelInputData
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
-    raise missing_extra("cupel.integrations.openai_agents", "openai-agents", "openai-agents", error) from error
+    raise missing_extra(
+        "cupel.integrations.openai_agents", "openai-agents", "openai-agents", error
+    ) from error
 
 __all__ = ["input_filter", "item_units", "unit_view"]
 
@@ -94,13 +97,12 @@ def unit_view(unit: tuple[object, ...], answered: frozenset[str]) -> MessageView
     if len(unit) == 1 and not _is_output(first):
         if kind.endswith("_call_output"):
             output = first.get("output", "")
-            content = output if isinstance(output, str | list) else _parts(output)
-            return MessageView("tool", _parts(content), tool_call_id=first.get("call_id"))
+            return MessageView("tool", _parts(output), tool_call_id=first.get("call_id"))
         if kind == "message" and isinstance(first.get("role"), str):
             return MessageView(first["role"], _parts(first.get("content")))
         # Other input items (references, approvals): charged as their JSON text.
         return MessageView("user", _json(dict(first)))
-    content: list[object] = []
+    blocks: list[object] = []
     calls: list[dict[str, Any]] = []
     for item in map(_plain, unit):
         kind = str(item.get("type", "message"))
@@ -108,10 +110,10 @@ def unit_view(unit: tuple[object, ...], answered: frozenset[str]) -> MessageView
             for summary in item.get("summary") or ():
                 text = _plain(summary).get("text")
                 if isinstance(text, str):
-                    content.append({"type": "reasoning", "reasoning": text})
+                    blocks.append({"type": "reasoning", "reasoning": text})
         elif kind == "message":
             parts = _parts(item.get("content"))
-            content.extend(parts if isinstance(parts, list) else [{"type": "text", "text": parts}])
+            blocks.extend(parts if isinstance(parts, list) else [{"type": "text", "text": parts}])
         elif item.get("call_id") in answered:
             name = item.get("name", kind)
             arguments = item.get("arguments", item.get("input", item.get("action", {})))
@@ -119,12 +121,15 @@ def unit_view(unit: tuple[object, ...], answered: frozenset[str]) -> MessageView
                 {
                     "id": item["call_id"],
                     "type": "function",
-                    "function": {"name": name, "arguments": arguments if isinstance(arguments, str) else _json(arguments)},
+                    "function": {
+                        "name": name,
+                        "arguments": arguments if isinstance(arguments, str) else _json(arguments),
+                    },
                 }
             )
         else:
-            content.append({"type": "text", "text": _json(dict(item))})
-    return MessageView("assistant", content, tool_calls=calls or None)
+            blocks.append({"type": "text", "text": _json(dict(item))})
+    return MessageView("assistant", blocks, tool_calls=calls or None)
 
 
 def _tool_schemas(tools: Sequence[object]) -> list[dict[str, Any]]:

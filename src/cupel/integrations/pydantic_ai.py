@@ -74,7 +74,8 @@ def message_view(message: ModelMessage, index: int) -> MessageView:
     blocks: list[dict[str, Any]] = []
     if isinstance(message, ModelRequest):
         system = results = False
-        for part in message.parts:
+        request_parts: list[Any] = list(message.parts)  # read by part_kind, across pydantic-ai versions
+        for part in request_parts:
             kind = part.part_kind
             if kind in ("system-prompt", "instruction"):
                 system = True
@@ -84,12 +85,20 @@ def message_view(message: ModelMessage, index: int) -> MessageView:
             elif kind == "tool-return":
                 results = True
                 blocks.append(
-                    {"type": "tool_result", "tool_use_id": part.tool_call_id, "content": part.model_response_str()}
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": part.tool_call_id,
+                        "content": part.model_response_str(),
+                    }
                 )
             elif kind in ("retry-prompt", "retry-feedback") and getattr(part, "tool_name", None):
                 results = True
                 blocks.append(
-                    {"type": "tool_result", "tool_use_id": part.tool_call_id, "content": part.model_response()}
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": part.tool_call_id,
+                        "content": part.model_response(),
+                    }
                 )
             elif kind in ("retry-prompt", "retry-feedback"):
                 blocks.append(_text(part.model_response()))
@@ -98,7 +107,8 @@ def message_view(message: ModelMessage, index: int) -> MessageView:
         role = "user" if results or not system else "system"
         return MessageView(role, blocks)
     if isinstance(message, ModelResponse):
-        for part in message.parts:
+        response_parts: list[Any] = list(message.parts)
+        for part in response_parts:
             kind = part.part_kind
             if kind == "text":
                 blocks.append(_text(part.content))
@@ -106,7 +116,12 @@ def message_view(message: ModelMessage, index: int) -> MessageView:
                 blocks.append({"type": "thinking", "thinking": part.content})
             elif kind == "tool-call":
                 blocks.append(
-                    {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": _tool_args(part)}
+                    {
+                        "type": "tool_use",
+                        "id": part.tool_call_id,
+                        "name": part.tool_name,
+                        "input": _tool_args(part),
+                    }
                 )
             elif kind == "builtin-tool-call":
                 # Run by the provider inside this response: its call and return are plain content.
@@ -118,7 +133,9 @@ def message_view(message: ModelMessage, index: int) -> MessageView:
             elif isinstance(getattr(part, "content", None), str):
                 blocks.append(_text(part.content))
         return MessageView("assistant", blocks)
-    raise CupelTypeError(f"messages[{index}] must be a ModelRequest or ModelResponse, got {type(message).__name__}")
+    raise CupelTypeError(
+        f"messages[{index}] must be a ModelRequest or ModelResponse, got {type(message).__name__}"
+    )
 
 
 def history_processor(

@@ -18,6 +18,7 @@ from cupel.tokens.base import CounterLike, TokenCounterBase
 
 __all__ = ["AsyncCounterLike", "AsyncTokenCounter", "counted_in_advance", "is_async_counter"]
 
+
 @runtime_checkable
 class AsyncTokenCounter(Protocol):
     """A counter whose counting is awaited (a remote tokenizer, a provider's count-tokens endpoint)."""
@@ -71,7 +72,9 @@ def _checked(name: str, value: object, index: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise CupelTypeError(f"{name} returned {value!r} for text #{index}; token counts must be ints")
     if value < 0:
-        raise InvalidConfigurationError(f"{name} returned {value} for text #{index}; token counts must be >= 0")
+        raise InvalidConfigurationError(
+            f"{name} returned {value} for text #{index}; token counts must be >= 0"
+        )
     return value
 
 
