@@ -75,8 +75,8 @@ def test_u_shaped_by_default_with_the_same_node_objects() -> None:
 def test_another_policy_places_in_another_order() -> None:
     pipeline = Pipeline(ReflexiveScorer(), GreedySlice(), ChronologicalPlacer())
     kept = CupelNodePostprocessor(budget=1000, policy=pipeline).postprocess_nodes(nodes([0.1, 0.9, 0.5]))
-    # Untimed items keep their retrieval order under ChronologicalPlacer.
-    assert [entry.node.id_ for entry in kept] == ["n0", "n1", "n2"]
+    # Untimed items keep the order they reach the placer in: GreedySlice's, best first.
+    assert [entry.node.id_ for entry in kept] == ["n1", "n2", "n0"]
 
 
 def test_scores_outside_zero_one_are_rescaled() -> None:
