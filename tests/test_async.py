@@ -20,8 +20,8 @@ from cupel import (
     InvalidConfigurationError,
     Pipeline,
     ReflexiveScorer,
+    _async,
 )
-from cupel import _async
 from cupel.chat import aselect_messages, select_messages
 from cupel.tokens.asynchronous import is_async_counter
 
@@ -86,7 +86,9 @@ def test_arun_with_a_collector_traces_the_run() -> None:
     assert collector.build_report().items == selected
 
 
-def test_small_inputs_run_on_the_loop_thread_and_large_ones_in_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_inputs_run_on_the_loop_thread_and_large_ones_in_a_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     threads: list[str] = []
 
     class Recording(ReflexiveScorer):
@@ -146,7 +148,7 @@ def test_a_bad_async_count_names_the_counter_and_the_text() -> None:
 
     with pytest.raises(InvalidConfigurationError, match="negative returned -1 for text #0"):
         asyncio.run(aselect_messages(TRANSCRIPT, 60, counter=negative))
-    with pytest.raises(CupelTypeError, match="floating returned 1.5"):
+    with pytest.raises(CupelTypeError, match=r"floating returned 1\.5"):
         asyncio.run(aselect_messages(TRANSCRIPT, 60, counter=floating))
 
     class Short:

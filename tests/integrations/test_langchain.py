@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -25,7 +25,7 @@ from cupel.integrations.langchain import CupelDocumentCompressor, message_trimme
 class RecordingModel(GenericFakeChatModel):
     """The framework's fake chat model, remembering the messages of every call."""
 
-    calls: list[list[BaseMessage]] = []
+    calls: ClassVar[list[list[BaseMessage]]] = []
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
         self.calls.append(list(messages))
@@ -147,10 +147,15 @@ def test_compressor_packs_the_most_relevant_documents_u_shaped() -> None:
 
 
 def test_compressor_rescales_scores_outside_zero_one_and_takes_a_scorer() -> None:
-    docs = [Document(f"doc {index} " * 6, metadata={"score": score}) for index, score in enumerate([3.0, 12.0, 7.0])]
+    docs = [
+        Document(f"doc {index} " * 6, metadata={"score": score})
+        for index, score in enumerate([3.0, 12.0, 7.0])
+    ]
     kept = CupelDocumentCompressor(budget=10, score_key="score").compress_documents(docs, "q")
     assert kept == [docs[1]]
-    by_query = CupelDocumentCompressor(budget=10, scorer=lambda query, doc: float("doc 2" in doc.page_content))
+    by_query = CupelDocumentCompressor(
+        budget=10, scorer=lambda query, doc: float("doc 2" in doc.page_content)
+    )
     assert by_query.compress_documents(docs, "q") == [docs[2]]
 
 

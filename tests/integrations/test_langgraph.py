@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -24,7 +24,7 @@ from cupel.integrations.langgraph import CupelTrimMiddleware, pre_model_hook
 class ToolCallingFake(GenericFakeChatModel):
     """GenericFakeChatModel that accepts bound tools and records what each call was sent."""
 
-    calls: list[list[BaseMessage]] = []
+    calls: ClassVar[list[list[BaseMessage]]] = []
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
         return self

@@ -47,7 +47,9 @@ TEXTS = [
 
 
 def test_postprocessor_in_a_query_engine_packs_nodes_under_the_budget() -> None:
-    index = VectorStoreIndex.from_documents([Document(text=text) for text in TEXTS], embed_model=HashedWords())
+    index = VectorStoreIndex.from_documents(
+        [Document(text=text) for text in TEXTS], embed_model=HashedWords()
+    )
     postprocessor = CupelNodePostprocessor(budget=40)
     engine = index.as_query_engine(llm=MockLLM(), similarity_top_k=5, node_postprocessors=[postprocessor])
     response = engine.query("how often do keys rotate?")
@@ -61,7 +63,10 @@ def test_postprocessor_in_a_query_engine_packs_nodes_under_the_budget() -> None:
 
 
 def nodes(scores: list[float]) -> list[NodeWithScore]:
-    return [NodeWithScore(node=TextNode(text=f"node {i} " * 5, id_=f"n{i}"), score=s) for i, s in enumerate(scores)]
+    return [
+        NodeWithScore(node=TextNode(text=f"node {i} " * 5, id_=f"n{i}"), score=s)
+        for i, s in enumerate(scores)
+    ]
 
 
 def test_u_shaped_by_default_with_the_same_node_objects() -> None:

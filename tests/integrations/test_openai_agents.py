@@ -29,7 +29,9 @@ class ScriptedModel(Model):
         self.turn = 0
         self.inputs: list[list[Any]] = []
 
-    async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> ModelResponse:
+    async def get_response(
+        self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+    ) -> ModelResponse:
         self.inputs.append(list(input))
         self.turn += 1
         output: list[Any]
@@ -48,7 +50,11 @@ class ScriptedModel(Model):
             text = ResponseOutputText(type="output_text", text="Sunny in Oslo. " * 8, annotations=[])
             output = [
                 ResponseOutputMessage(
-                    id=f"msg-{self.turn}", type="message", role="assistant", status="completed", content=[text]
+                    id=f"msg-{self.turn}",
+                    type="message",
+                    role="assistant",
+                    status="completed",
+                    content=[text],
                 )
             ]
         return ModelResponse(output=output, usage=Usage(), response_id=None)
@@ -99,7 +105,9 @@ def test_instructions_and_tool_schemas_are_charged() -> None:
     def sent(agent: Agent[Any], budget: int) -> list[Any]:
         from agents.run_config import CallModelData, ModelInputData
 
-        data = CallModelData(model_data=ModelInputData(input=items, instructions=agent.instructions), agent=agent, context=None)
+        data = CallModelData(
+            model_data=ModelInputData(input=items, instructions=agent.instructions), agent=agent, context=None
+        )
         return asyncio.run(input_filter(budget)(data)).input
 
     plain = Agent(name="plain")

@@ -29,9 +29,19 @@ from cupel.integrations.pydantic_ai import TrimHistory, history_processor, messa
 
 
 def tool_pairs_intact(messages: list[ModelMessage]) -> bool:
-    calls = {p.tool_call_id for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)}
+    calls = {
+        p.tool_call_id
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart)
+    }
     returns = {
-        p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)
+        p.tool_call_id
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
     }
     return calls == returns
 
@@ -44,7 +54,9 @@ def scripted_agent(capability: Any) -> tuple[Agent[None, str], list[list[ModelMe
         last = messages[-1]
         if any(isinstance(part, ToolReturnPart) for part in last.parts):
             return ModelResponse(parts=[TextPart("It is sunny.")])
-        return ModelResponse(parts=[ToolCallPart("weather", {"city": "Oslo"}, tool_call_id=f"call-{len(seen)}")])
+        return ModelResponse(
+            parts=[ToolCallPart("weather", {"city": "Oslo"}, tool_call_id=f"call-{len(seen)}")]
+        )
 
     agent = Agent(FunctionModel(respond), system_prompt="Be brief.", capabilities=[capability])
 
@@ -101,7 +113,9 @@ def test_with_the_test_model_and_an_async_counter() -> None:
 def test_message_view_reads_parts_as_anthropic_style_blocks() -> None:
     request = ModelRequest(parts=[SystemPromptPart("rules"), UserPromptPart("hi")])
     assert message_view(request, 0).role == "system"
-    response = ModelResponse(parts=[TextPart("let me look"), ToolCallPart("weather", {"city": "Oslo"}, tool_call_id="c1")])
+    response = ModelResponse(
+        parts=[TextPart("let me look"), ToolCallPart("weather", {"city": "Oslo"}, tool_call_id="c1")]
+    )
     view = message_view(response, 1)
     assert view.role == "assistant"
     assert view.content == [

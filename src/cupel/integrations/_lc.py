@@ -19,7 +19,7 @@ try:
     from langchain_core.prompt_values import PromptValue
     from langchain_core.utils.function_calling import convert_to_openai_tool
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
-    raise missing_extra("cupel.integrations", "langchain-core", "langchain", error) from error
+    raise missing_extra("cupel.integrations.langchain", "langchain-core", "langchain", error) from error
 
 __all__ = ["Trim", "as_messages"]
 

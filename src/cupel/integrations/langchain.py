@@ -19,7 +19,6 @@ from typing import Any
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy
 from cupel.integrations._common import missing_extra, select_ranked
-from cupel.integrations._lc import Trim, as_messages
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike
 from cupel.tokens.base import CounterLike
@@ -30,6 +29,8 @@ try:
     from langchain_core.language_models import LanguageModelInput
     from langchain_core.messages import BaseMessage
     from langchain_core.runnables import Runnable, RunnableLambda
+
+    from cupel.integrations._lc import Trim, as_messages
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langchain", "langchain-core", "langchain", error) from error
 

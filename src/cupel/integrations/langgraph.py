@@ -20,7 +20,6 @@ from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
-from cupel.integrations._lc import Trim, as_messages
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike
 
@@ -29,6 +28,8 @@ try:
     from langchain_core.messages import BaseMessage, RemoveMessage
     from langchain_core.runnables import Runnable, RunnableLambda
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    from cupel.integrations._lc import Trim, as_messages
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langgraph", "langgraph", "langgraph", error) from error
 
