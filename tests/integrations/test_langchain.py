@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -16,6 +16,7 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
+from pydantic import Field
 
 from cupel import CupelTypeError
 from cupel.chat.langchain import select_messages
@@ -25,7 +26,7 @@ from cupel.integrations.langchain import CupelDocumentCompressor, message_trimme
 class RecordingModel(GenericFakeChatModel):
     """The framework's fake chat model, remembering the messages of every call."""
 
-    calls: ClassVar[list[list[BaseMessage]]] = []
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
         self.calls.append(list(messages))
@@ -67,7 +68,6 @@ def test_invoke_ainvoke_batch_abatch_and_stream_agree() -> None:
 
 def test_trimmer_sits_in_an_lcel_chain_before_a_chat_model_and_streams() -> None:
     model = RecordingModel(messages=iter([AIMessage("Rainy in Bergen."), AIMessage("Cloudy in Bergen.")]))
-    model.calls = []
     chain = message_trimmer(60) | model
     assert chain.invoke(transcript()).content == "Rainy in Bergen."
     chunks = list(chain.stream(transcript()))

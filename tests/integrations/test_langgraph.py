@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -17,6 +17,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.prebuilt import create_react_agent
+from pydantic import Field
 
 from cupel.integrations.langgraph import CupelTrimMiddleware, pre_model_hook
 
@@ -24,7 +25,7 @@ from cupel.integrations.langgraph import CupelTrimMiddleware, pre_model_hook
 class ToolCallingFake(GenericFakeChatModel):
     """GenericFakeChatModel that accepts bound tools and records what each call was sent."""
 
-    calls: ClassVar[list[list[BaseMessage]]] = []
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
         return self
@@ -48,7 +49,6 @@ def model() -> ToolCallingFake:
         ]
     )
     fake = ToolCallingFake(messages=replies)
-    fake.calls = []
     return fake
 
 
