@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +20,7 @@ from opentelemetry.trace import StatusCode
 from cupel import ContextBudget, ContextItem, GreedySlice, Pipeline, ReflexiveScorer, UShapedPlacer
 from cupel.assembly import Chunk, Document, RetrievalResult, StaticRetriever, TokenBudget, assemble_context
 from cupel.chat import aselect_messages, select_messages
+from cupel.cli import main
 from cupel.diagnostics.hooks import active_sink
 from cupel.otel import CupelVerbosity, item_id, tracing
 
@@ -183,19 +182,27 @@ def test_spans_nest_under_the_callers_active_span(
     assert trace.get_current_span() is trace.INVALID_SPAN
 
 
-def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cupel", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, **env},
-        check=False,
-        timeout=120,
-    )
+def run_cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, **env: str
+) -> tuple[int, str, str]:
+    """``cupel ARGS`` in this process (a subprocess per case would cost seconds), with ``env`` set."""
+    monkeypatch.chdir(ROOT)
+    for name in (
+        "OTEL_TRACES_EXPORTER",
+        "OTEL_SERVICE_NAME",
+        "OTEL_RESOURCE_ATTRIBUTES",
+        "OTEL_SDK_DISABLED",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def console_spans(stderr: str) -> list[dict[str, object]]:
+def console_spans(stderr: str) -> list[dict[str, Any]]:
     decoder = json.JSONDecoder()
     spans, position = [], stderr.find("{")
     while position != -1:
@@ -205,43 +212,41 @@ def console_spans(stderr: str) -> list[dict[str, object]]:
     return spans
 
 
-def test_cli_otel_exports_through_the_configured_exporter() -> None:
-    plain = run_cli("select", "examples/agent-conversation.json", "--budget", "300")
-    traced = run_cli(
+SELECT = ("select", "examples/agent-conversation.json", "--budget", "300")
+
+
+def test_cli_otel_exports_through_the_configured_exporter(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, plain, _ = run_cli(capsys, monkeypatch, *SELECT)
+    code, out, err = run_cli(
+        capsys,
+        monkeypatch,
         "--otel",
         "--otel-verbosity",
         "StageAndExclusions",
-        "select",
-        "examples/agent-conversation.json",
-        "--budget",
-        "300",
+        *SELECT,
         OTEL_TRACES_EXPORTER="console",
         OTEL_SERVICE_NAME="cupel-test",
     )
-    assert traced.returncode == 0, traced.stderr
-    assert traced.stdout == plain.stdout  # spans go to standard error only
-    spans = {str(span["name"]): span for span in console_spans(traced.stderr)}
+    assert code == 0, err
+    assert out == plain  # spans go to standard error only
+    spans = {str(span["name"]): span for span in console_spans(err)}
     assert {"cupel.cli", "cupel.pipeline", "cupel.stage.slice"} <= set(spans)
     assert spans["cupel.cli"]["attributes"] == {"cupel.cli.command": "select"}
-    assert spans["cupel.pipeline"]["resource"]["attributes"]["service.name"] == "cupel-test"  # type: ignore[index]
-    assert spans["cupel.pipeline"]["parent_id"] == spans["cupel.cli"]["context"]["span_id"]  # type: ignore[index]
+    assert spans["cupel.pipeline"]["resource"]["attributes"]["service.name"] == "cupel-test"
+    assert spans["cupel.pipeline"]["parent_id"] == spans["cupel.cli"]["context"]["span_id"]
+    assert any(event["name"] == "cupel.exclusion" for event in spans["cupel.stage.slice"]["events"])
 
 
-def test_cli_otel_without_an_exporter_is_a_usage_error() -> None:
-    result = run_cli(
-        "--otel",
-        "select",
-        "examples/agent-conversation.json",
-        "--budget",
-        "300",
-        OTEL_TRACES_EXPORTER="zipkin2",
-    )
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
+def test_cli_otel_names_an_unsupported_exporter_and_honours_sdk_disabled(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _, err = run_cli(capsys, monkeypatch, "--otel", *SELECT, OTEL_TRACES_EXPORTER="zipkin2")
+    assert code == 2
+    assert err.strip().splitlines() == [
         "cupel select: OTEL_TRACES_EXPORTER='zipkin2' is not supported by cupel --otel: "
         "use otlp, console or none"
     ]
-    disabled = run_cli(
-        "--otel", "select", "examples/agent-conversation.json", "--budget", "300", OTEL_SDK_DISABLED="true"
-    )
-    assert disabled.returncode == 0 and disabled.stderr == ""
+    code, _, err = run_cli(capsys, monkeypatch, "--otel", *SELECT, OTEL_SDK_DISABLED="true")
+    assert (code, err) == (0, "")
