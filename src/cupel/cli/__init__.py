@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 
 from cupel import __version__
-from cupel.cli import _otel, assemble, conformance, explain, policies, select, sensitivity
+from cupel.cli import _otel
 from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
+#: The subcommands, each a module of this package with ``register(subcommands)``.
+SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "conformance")
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``command`` only that subcommand's module is imported and registered."""
     parser = argparse.ArgumentParser(
         prog="cupel",
         description="Decide what goes into a language model's context window.",
@@ -32,14 +37,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --otel: how much each run emits (default: StageOnly)",
     )
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (select, explain, sensitivity, policies, assemble, conformance):
-        module.register(subcommands)
+    for name in SUBCOMMANDS:
+        if command is None or name == command:
+            importlib.import_module(f"cupel.cli.{name}").register(subcommands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # The top-level options take no values but --otel-verbosity's, so the first other bare word is the
+    # subcommand (if any): import just its module. Anything else (help, a typo) builds the full parser.
+    command = next(
+        (
+            argument
+            for position, argument in enumerate(arguments)
+            if not argument.startswith("-")
+            and (position == 0 or arguments[position - 1] != "--otel-verbosity")
+        ),
+        None,
+    )
+    parser = build_parser(command if command in SUBCOMMANDS else None)
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -8,8 +8,6 @@ conversion then runs with a counter that looks the counts up.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
@@ -39,7 +37,17 @@ def is_async_counter(counter: object) -> bool:
     if callable(getattr(counter, "acount_many", None)) or callable(getattr(counter, "acount", None)):
         return True
     call = getattr(counter, "__call__", None)  # noqa: B004 - an async __call__ counts too
-    return inspect.iscoroutinefunction(counter) or inspect.iscoroutinefunction(call)
+    return _is_coroutine_function(counter) or _is_coroutine_function(call)
+
+
+_CO_COROUTINE = 0x80  # inspect.CO_COROUTINE; read from the code object to keep `inspect` unimported
+
+
+def _is_coroutine_function(function: object) -> bool:
+    """``inspect.iscoroutinefunction`` for plain functions and bound methods, without importing inspect."""
+    function = getattr(function, "__func__", function)
+    code = getattr(function, "__code__", None)
+    return code is not None and bool(code.co_flags & _CO_COROUTINE)
 
 
 class _Recorder(TokenCounterBase):
@@ -86,6 +94,8 @@ async def _count_all(counter: Any, texts: list[str]) -> list[int]:
         if len(counts) != len(texts):
             raise CupelError(f"{name}.acount_many returned {len(counts)} counts for {len(texts)} texts")
     else:
+        import asyncio  # only async counters pay for it
+
         one = getattr(counter, "acount", None)
         count = one if callable(one) else counter
         counts = list(await asyncio.gather(*(count(text) for text in texts)))
