@@ -30,7 +30,7 @@ try:
     from langchain_core.messages import BaseMessage
     from langchain_core.runnables import Runnable, RunnableLambda
 
-    from cupel.integrations._lc import Trim, as_messages
+    from cupel.integrations._lc import as_messages, tool_schemas, trimmer
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langchain", "langchain-core", "langchain", error) from error
 
@@ -44,7 +44,6 @@ def message_trimmer(
     *,
     options: ChatOptions | None = None,
     tools: Sequence[Any] | None = None,
-    **select_options: Any,
 ) -> Runnable[LanguageModelInput, list[BaseMessage]]:
     """A ``Runnable`` that trims a conversation to ``budget`` tokens, for use before a chat model.
 
@@ -53,16 +52,16 @@ def message_trimmer(
     transcript order, tool calls with all their results. ``invoke``, ``ainvoke``, ``batch``, ``abatch``
     and ``stream``/``astream`` (one chunk: the trimmed list) all work; an async ``counter`` needs the
     async calls. ``tools`` (anything ``bind_tools`` takes) are charged against the budget first.
-    ``policy``, ``counter``, ``options`` and further keyword arguments are those of
-    :func:`cupel.chat.langchain.select_messages`.
+    ``policy``, ``counter`` and ``options`` are those of :func:`cupel.chat.langchain.select_messages`.
     """
-    trim = Trim(budget, policy, counter, options, tools, select_options)
+    trim = trimmer(budget, policy, counter, options)
+    schemas = tool_schemas(tools)
 
     def invoke(value: LanguageModelInput) -> list[BaseMessage]:
-        return list(trim.select(as_messages(value)).messages)
+        return list(trim.select(as_messages(value), schemas).messages)
 
     async def ainvoke(value: LanguageModelInput) -> list[BaseMessage]:
-        return list((await trim.aselect(as_messages(value))).messages)
+        return list((await trim.aselect(as_messages(value), schemas)).messages)
 
     return RunnableLambda(invoke, afunc=ainvoke, name="cupel_message_trimmer")
 

@@ -29,7 +29,7 @@ try:
     from langchain_core.runnables import Runnable, RunnableLambda
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-    from cupel.integrations._lc import Trim, as_messages
+    from cupel.integrations._lc import as_messages, tool_schemas, trimmer
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langgraph", "langgraph", "langgraph", error) from error
 
@@ -51,7 +51,6 @@ def pre_model_hook(
     options: ChatOptions | None = None,
     tools: Sequence[Any] | None = None,
     update_state: bool = False,
-    **select_options: Any,
 ) -> Runnable[Any, dict[str, Any]]:
     """A ``pre_model_hook`` for ``create_react_agent``: the model sees the trimmed conversation.
 
@@ -62,7 +61,8 @@ def pre_model_hook(
     """
     if not isinstance(update_state, bool):
         raise CupelTypeError(f"update_state must be a bool, got {update_state!r}")
-    trim = Trim(budget, policy, counter, options, tools, select_options)
+    trim = trimmer(budget, policy, counter, options)
+    schemas = tool_schemas(tools)
 
     def update(kept: Sequence[BaseMessage]) -> dict[str, Any]:
         if update_state:
@@ -70,10 +70,10 @@ def pre_model_hook(
         return {"llm_input_messages": list(kept)}
 
     def hook(state: Any) -> dict[str, Any]:
-        return update(trim.select(_state_messages(state)).messages)
+        return update(trim.select(_state_messages(state), schemas).messages)
 
     async def ahook(state: Any) -> dict[str, Any]:
-        return update((await trim.aselect(_state_messages(state))).messages)
+        return update((await trim.aselect(_state_messages(state), schemas)).messages)
 
     return RunnableLambda(hook, afunc=ahook, name="cupel_pre_model_hook")
 
@@ -93,10 +93,9 @@ class CupelTrimMiddleware(AgentMiddleware):
         counter: AsyncCounterLike | None = None,
         *,
         options: ChatOptions | None = None,
-        **select_options: Any,
     ) -> None:
         super().__init__()
-        self._trim = Trim(budget, policy, counter, options, None, select_options)
+        self._trim = trimmer(budget, policy, counter, options)
 
     @staticmethod
     def _split(request: ModelRequest) -> list[BaseMessage]:
@@ -114,7 +113,7 @@ class CupelTrimMiddleware(AgentMiddleware):
         request: ModelRequest,
         handler: Callable[[ModelRequest], ModelResponse],
     ) -> ModelResponse:
-        kept = self._trim.select(self._split(request), request.tools).messages
+        kept = self._trim.select(self._split(request), tool_schemas(request.tools)).messages
         return handler(self._trimmed(request, kept))
 
     async def awrap_model_call(
@@ -122,5 +121,5 @@ class CupelTrimMiddleware(AgentMiddleware):
         request: ModelRequest,
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
     ) -> ModelResponse:
-        kept = (await self._trim.aselect(self._split(request), request.tools)).messages
+        kept = (await self._trim.aselect(self._split(request), tool_schemas(request.tools))).messages
         return await handler(self._trimmed(request, kept))

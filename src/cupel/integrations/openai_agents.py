@@ -22,7 +22,7 @@ from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
-from cupel.integrations._views import ViewTrim
+from cupel.integrations._trim import Trimmer, items_by_view
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike
 
@@ -169,7 +169,7 @@ def input_filter(
                 return MessageView("system", instructions)
             return unit_view(unit, answered)
 
-        trim = ViewTrim(view_of, budget, policy, counter, options)
+        trim = Trimmer(items_by_view(view_of), budget, policy, counter, options)
         tools = getattr(data.agent, "tools", ())
         selection = await trim.aselect([*head, *units], _tool_schemas(tools))
         kept = [item for unit in selection.messages for item in unit]

@@ -20,7 +20,7 @@ from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
-from cupel.integrations._views import ViewTrim
+from cupel.integrations._trim import Trimmer, items_by_view
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike
 
@@ -151,7 +151,7 @@ def history_processor(
     ``ChatOptions.pin_system``), as is the last request (``pin_last_user``), so the processed history
     always ends with the request the model must answer. ``counter`` may be async.
     """
-    trim = ViewTrim(message_view, budget, policy, counter, options)
+    trim = Trimmer(items_by_view(message_view), budget, policy, counter, options)
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
         return list((await trim.aselect(messages)).messages)
@@ -175,7 +175,7 @@ class TrimHistory(AbstractCapability[Any]):
         *,
         options: ChatOptions | None = None,
     ) -> None:
-        self._trim = ViewTrim(message_view, budget, policy, counter, options)
+        self._trim = Trimmer(items_by_view(message_view), budget, policy, counter, options)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

@@ -127,7 +127,7 @@ class CupelOtelTraceCollector:
     Pass it to ``Pipeline.run_traced(items, budget, collector)``. Spans carry the stages' real start
     and end times; they are created when the Place stage completes, so a run yields a whole tree.
     ``tracer_provider`` defaults to the global provider; the tracer is named ``"cupel"``.
-    ``attributes`` (for example ``cupel.policy.name``, ``cupel.chat.strategy``) are added to the root
+    ``attributes`` (for example ``cupel.policy.name``) are added to the root
     span, which also carries the run's outcome: target, tokens used, included and excluded counts.
 
     One collector records exactly one run: a second run raises :class:`CollectorReuseError`. A run
