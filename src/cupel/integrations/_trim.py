@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from cupel.chat._parse import MessageView
 from cupel.chat.convert import build_items
@@ -17,7 +17,7 @@ from cupel.tokens.base import CounterLike
 
 __all__ = ["ItemsOf", "Trimmer", "items_by_view"]
 
-ItemsOf = Callable[[Sequence[Any], CounterLike | None, ChatOptions | None], list[ContextItem]]
+ItemsOf: TypeAlias = "Callable[[Sequence[Any], CounterLike | None, ChatOptions | None], list[ContextItem]]"
 """Converts a framework transcript into chat items: ``(messages, counter, options) -> items``."""
 
 
