@@ -57,7 +57,7 @@ def shrink_budget(budget: ContextBudget | int, tokens: int) -> ContextBudget:
         max(0, resolved.max_tokens - tokens),
         max(0, resolved.target_tokens - tokens),
         output_reserve=min(resolved.output_reserve, max(0, resolved.max_tokens - tokens)),
-        reserved_slots={str(kind): tokens for kind, tokens in resolved.reserved_slots.items()},
+        reserved_slots={str(kind): reserved for kind, reserved in resolved.reserved_slots.items()},
         estimation_safety_margin_percent=resolved.estimation_safety_margin_percent,
     )
 
