@@ -276,7 +276,13 @@ class ContextItem(WireFormat):
                     "ContextItem.future_relevance_hint must be a float or None, "
                     f"got {future_relevance_hint!r}"
                 )
-            hint = float(future_relevance_hint)
+            try:
+                hint = float(future_relevance_hint)
+            except OverflowError:
+                raise InvalidConfigurationError(
+                    "ContextItem.future_relevance_hint is beyond the float range, got an integer of "
+                    f"{len(str(abs(future_relevance_hint)))} digits"
+                ) from None
         setter = object.__setattr__
         setter(self, "content", content)
         setter(self, "tokens", tokens)

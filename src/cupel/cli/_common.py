@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cupel import _input
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -26,22 +26,11 @@ class CliError(Exception):
 
 
 def read_text(source: str) -> str:
-    """The text of a file, or of standard input for ``-``."""
-    if source == "-":
-        return sys.stdin.read()
-    path = Path(source)
+    """The text of a file, or of standard input for ``-``: one reader for both (see :mod:`cupel._input`)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CliError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{source}: is a directory, expected a file") from None
-    except PermissionError:
-        raise CliError(f"{source}: permission denied") from None
-    except UnicodeDecodeError as error:
-        raise CliError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except OSError as error:
-        raise CliError(f"{source}: cannot read ({error.strerror})") from None
+        return _input.read_text(source)
+    except _input.InputError as error:
+        raise CliError(str(error)) from None
 
 
 def parse_json_documents(text: str, source: str) -> tuple[Any, bool]:
@@ -50,25 +39,36 @@ def parse_json_documents(text: str, source: str) -> tuple[Any, bool]:
     if not stripped:
         raise CliError(f"{source}: empty input, expected JSON or JSON Lines")
     try:
-        return json.loads(stripped), False
-    except json.JSONDecodeError as whole_error:
-        lines = text.splitlines()
-        if len([line for line in lines if line.strip()]) <= 1 or not stripped.startswith("{"):
-            raise CliError(
-                f"{source}: invalid JSON at line {whole_error.lineno}, column {whole_error.colno}: "
-                f"{whole_error.msg}"
-            ) from None
+        return _input.loads_json(stripped, source), False
+    except _input.InputError as whole_error:
+        if len(json_lines(text)) <= 1 or not stripped.startswith("{"):
+            raise CliError(_offset_lines(str(whole_error), text, stripped)) from None
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, line in json_lines(text):
         try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise CliError(
-                f"{source}: invalid JSON at line {number}, column {error.colno}: {error.msg}"
-            ) from None
+            records.append(_input.loads_json(line, source, line=number))
+        except _input.InputError as error:
+            raise CliError(str(error)) from None
     return records, True
+
+
+def json_lines(text: str) -> list[tuple[int, str]]:
+    """The non-blank lines of JSON Lines text with their physical (1-based) line numbers.
+
+    Lines end at ``\\n`` only: U+2028 and other characters ``str.splitlines`` breaks at may stand
+    unescaped inside JSON strings.
+    """
+    return [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def _offset_lines(message: str, text: str, stripped: str) -> str:
+    # Line numbers in the message count from the stripped text; report physical lines instead.
+    skipped = text[: text.index(stripped[0])].count("\n") if stripped else 0
+    if not skipped:
+        return message
+    return re.sub(
+        r"at line (\d+)", lambda match: f"at line {int(match.group(1)) + skipped}", message, count=1
+    )
 
 
 def parse_budget(spec: str, reserve: int = 0) -> ContextBudget:

@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from cupel import _numeric
+from cupel._floats import to_float
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
@@ -43,7 +44,7 @@ def check_weight(owner: str, name: str, value: object, *, allow_zero: bool) -> f
     """Validate a configured weight: a finite real number, positive (or non-negative)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CupelTypeError(f"{owner}: {name} must be a number, got {value!r}")
-    weight = float(value)
+    weight = to_float(value)
     if math.isnan(weight) or math.isinf(weight):
         raise InvalidConfigurationError(f"{owner}: {name} must be finite, got {value!r}")
     if weight < 0.0 or (weight == 0.0 and not allow_zero):
@@ -56,7 +57,7 @@ def check_unit_interval(owner: str, name: str, value: object) -> float:
     """Validate a configured score in [0.0, 1.0]."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CupelTypeError(f"{owner}: {name} must be a number, got {value!r}")
-    number = float(value)
+    number = to_float(value)
     if not 0.0 <= number <= 1.0:
         raise InvalidConfigurationError(f"{owner}: {name} must be in [0.0, 1.0], got {value!r}")
     return number
