@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
@@ -39,4 +38,7 @@ class WireFormat:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
-        return cls.from_dict(json.loads(text))
+        """Read strict JSON text; every problem raises a :class:`~cupel.errors.CupelError`."""
+        from cupel import wire
+
+        return cls.from_dict(wire.loads(text))

@@ -9,10 +9,13 @@ read from JSON are preserved. Errors name the path of the offending value, e.g. 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from cupel import _input
+from cupel._floats import to_float
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.diagnostics.trace import OverflowEvent, PipelineStage, TraceEvent
@@ -26,6 +29,9 @@ __all__ = [
     "dumps",
     "item_from_dict",
     "item_to_dict",
+    "loads",
+    "number_from_wire",
+    "number_to_wire",
     "report_from_dict",
     "report_to_dict",
 ]
@@ -114,7 +120,7 @@ def item_to_dict(item: ContextItem) -> dict[str, Any]:
     if item.timestamp is not None:
         data["timestamp"] = item.timestamp.isoformat()
     if item.future_relevance_hint is not None:
-        data["futureRelevanceHint"] = item.future_relevance_hint
+        data["futureRelevanceHint"] = number_to_wire(item.future_relevance_hint)
     if item.pinned:
         data["pinned"] = True
     if item.original_tokens is not None:
@@ -129,6 +135,10 @@ def item_from_dict(data: object, path: str = "item") -> ContextItem:
         if required not in values:
             raise _fail(path, f"missing required field {required!r}")
     values["timestamp"] = _parse_timestamp(values.get("timestamp"), f"{path}.timestamp")
+    if isinstance(values.get("future_relevance_hint"), str):
+        values["future_relevance_hint"] = number_from_wire(
+            values["future_relevance_hint"], f"{path}.futureRelevanceHint"
+        )
     if values.get("tags") is None:
         values.pop("tags", None)
     for optional in ("kind", "source", "pinned"):
@@ -227,7 +237,43 @@ def overflow_from_dict(data: object, path: str = "overflow") -> OverflowEvent:
 
 
 def _entry_to_dict(item: ContextItem, score: float, reason: dict[str, Any]) -> dict[str, Any]:
-    return {"item": item_to_dict(item), "score": score, "reason": reason}
+    return {"item": item_to_dict(item), "score": number_to_wire(score), "reason": reason}
+
+
+#: How non-finite numbers are written: RFC 8259 JSON has no NaN or infinities, so they become strings.
+_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def number_to_wire(value: float) -> float | str:
+    """A score or hint for JSON: finite numbers as numbers; NaN and infinities as ``"NaN"``,
+    ``"Infinity"`` and ``"-Infinity"`` (the strings :func:`number_from_wire` reads back)."""
+    if math.isfinite(value):
+        return value
+    return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+
+
+def number_from_wire(value: object, path: str) -> float:
+    """A JSON number, or one of the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``."""
+    if isinstance(value, str) and value in _NON_FINITE:
+        return _NON_FINITE[value]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(
+            path, f'must be a number (or "NaN", "Infinity", "-Infinity"), got {value!r}', type_error=True
+        )
+    return to_float(value)
+
+
+def _array(mapping: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    value = mapping[key]
+    if not isinstance(value, list | tuple):
+        raise _fail(f"{path}.{key}", f"must be a JSON array, got {type(value).__name__}", type_error=True)
+    return list(value)
+
+
+def _count(value: object, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(path, f"must be an integer, got {value!r}", type_error=True)
+    return value
 
 
 def report_to_dict(report: SelectionReport) -> dict[str, Any]:
@@ -254,48 +300,69 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
     mapping = _require_mapping(data, path, "a report")
     try:
         events = tuple(
-            event_from_dict(event, f"{path}.events[{n}]") for n, event in enumerate(mapping["events"])
+            event_from_dict(event, f"{path}.events[{n}]")
+            for n, event in enumerate(_array(mapping, "events", path))
         )
         included = []
-        for n, entry in enumerate(mapping["included"]):
+        for n, entry in enumerate(_array(mapping, "included", path)):
             where = f"{path}.included[{n}]"
             entry = _require_mapping(entry, where, "an included item")
             included.append(
                 IncludedItem(
                     item_from_dict(entry["item"], f"{where}.item"),
-                    float(entry["score"]),
+                    number_from_wire(entry["score"], f"{where}.score"),
                     InclusionReason.from_dict(entry["reason"]),
                 )
             )
         excluded = []
-        for n, entry in enumerate(mapping["excluded"]):
+        for n, entry in enumerate(_array(mapping, "excluded", path)):
             where = f"{path}.excluded[{n}]"
             entry = _require_mapping(entry, where, "an excluded item")
             reason: ExclusionReason = exclusion_reason_from_dict(entry["reason"])
-            excluded.append(
-                ExcludedItem(item_from_dict(entry["item"], f"{where}.item"), float(entry["score"]), reason)
-            )
-        shortfalls = tuple(
-            CountRequirementShortfall(
-                ContextKind(raw["kind"]), int(raw["required_count"]), int(raw["satisfied_count"])
-            )
-            for raw in mapping.get("count_requirement_shortfalls", ())
-        )
+            score = number_from_wire(entry["score"], f"{where}.score")
+            excluded.append(ExcludedItem(item_from_dict(entry["item"], f"{where}.item"), score, reason))
+        shortfalls = []
+        if "count_requirement_shortfalls" in mapping:
+            for n, raw in enumerate(_array(mapping, "count_requirement_shortfalls", path)):
+                where = f"{path}.count_requirement_shortfalls[{n}]"
+                raw = _require_mapping(raw, where, "a shortfall")
+                shortfalls.append(
+                    CountRequirementShortfall(
+                        ContextKind(raw["kind"]),
+                        _count(raw["required_count"], f"{where}.required_count"),
+                        _count(raw["satisfied_count"], f"{where}.satisfied_count"),
+                    )
+                )
         return SelectionReport(
             events=events,
             included=tuple(included),
             excluded=tuple(excluded),
-            total_candidates=int(mapping["total_candidates"]),
-            total_tokens_considered=int(mapping["total_tokens_considered"]),
-            count_requirement_shortfalls=shortfalls,
+            total_candidates=_count(mapping["total_candidates"], f"{path}.total_candidates"),
+            total_tokens_considered=_count(
+                mapping["total_tokens_considered"], f"{path}.total_tokens_considered"
+            ),
+            count_requirement_shortfalls=tuple(shortfalls),
         )
     except KeyError as missing:
         raise _fail(path, f"missing required field {missing.args[0]!r}") from None
 
 
 def dumps(data: Any, *, indent: int | None = None) -> str:
-    """``json.dumps`` with a clear error for metadata values JSON cannot represent."""
+    """Strict (RFC 8259) JSON text, with a clear error for values JSON cannot represent.
+
+    Scores and hints are already encoded by :func:`number_to_wire`; a NaN or infinity left elsewhere (in
+    metadata) is an error rather than the bare ``NaN`` strict parsers reject.
+    """
     try:
-        return json.dumps(data, indent=indent, ensure_ascii=False)
-    except TypeError as error:
+        return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
         raise CupelTypeError(f"value cannot be written as JSON: {error}") from None
+
+
+def loads(text: str | bytes, source: str = "") -> Any:
+    """Parse wire-format JSON with the project's one reader (strict UTF-8 and RFC 8259, depth limit)."""
+    if isinstance(text, bytes | bytearray):
+        text = _input.decode_text(bytes(text), source)
+    if not isinstance(text, str):
+        raise CupelTypeError(f"JSON text must be str or bytes, got {type(text).__name__}")
+    return _input.loads_json(text, source)

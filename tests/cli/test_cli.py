@@ -235,7 +235,7 @@ def test_batch_with_default_budget_and_messages(tmp_path: Path) -> None:
         (
             ["select", str(SESSION), "--budget", "100", "--reserve", "101"],
             None,
-            "--budget: output_reserve must be <= max_tokens (100), got 101",
+            "--reserve: output_reserve must be <= max_tokens (100), got 101",
         ),
         (
             ["select", str(SESSION), "--budget", "100", "--policy", "fastest"],

@@ -6,15 +6,31 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from cupel import __version__
 from cupel.cli import assemble, conformance, explain, policies, select, sensitivity
-from cupel.cli._common import EXIT_PIPELINE, CliError
+from cupel.cli._common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPELINE,
+    EXIT_USAGE,
+    CliError,
+    exit_status_for,
+)
+from cupel.cli._terminal import one_line
 from cupel.errors import CupelError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: ``cupel select: --budget: expected one argument``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cupel",
         description="Decide what goes into a language model's context window.",
     )
@@ -31,18 +47,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         code: int = args.handler(args)
-    except CliError as error:
-        return _fail(args, f"cupel {args.command}: {error}", error.code)
-    except CupelError as error:
+    except (CliError, CupelError) as error:
         # Pipeline errors (pinned items over budget, overflow under THROW, scarcity) keep the spec's text.
-        return _fail(args, f"cupel {args.command}: {error}", EXIT_PIPELINE)
+        return _fail(args, f"cupel {args.command}: {one_line(str(error))}", exit_status_for(error))
     except KeyboardInterrupt:
-        return _fail(args, f"cupel {args.command}: interrupted", 130)
+        return _fail(args, f"cupel {args.command}: interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
+    except (RecursionError, MemoryError) as error:
+        return _fail(
+            args, f"cupel {args.command}: input too large or too deeply nested ({error})", EXIT_USAGE
+        )
+    except Exception as error:
+        # A defect, not the user's fault: still one line, with the way to the details.
+        message = f"unexpected {type(error).__name__}: {error}; --debug shows the traceback"
+        return _fail(args, f"cupel {args.command}: {one_line(message)}", EXIT_PIPELINE)
     return code
 
 

@@ -24,6 +24,7 @@ from cupel.cli._common import (
     pipeline_for,
     resolve_counter,
 )
+from cupel.cli._terminal import terminal_safe
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -40,7 +41,9 @@ def register(subcommands: Any) -> None:
         ),
     )
     parser.add_argument("items", nargs="?", metavar="ITEMS", help="JSON/JSONL file, or - for stdin")
-    add_budget_arguments(parser, required=False)
+    add_budget_arguments(
+        parser, required=False, note="required, except with --batch when every line gives its own budget"
+    )
     add_policy_argument(parser)
     add_tokenizer_argument(parser)
     parser.add_argument(
@@ -110,12 +113,14 @@ def render(selection: Selection, output: str) -> str:
 
 def _item_text(position: int, item: ContextItem) -> str:
     flags = " pinned" if item.pinned else ""
-    return f"--- [{position}] {item.kind} · {item.tokens} tokens{flags}\n{item.content}\n"
+    kind = terminal_safe(str(item.kind))
+    content = terminal_safe(item.content, keep_line_breaks=True)
+    return f"--- [{position}] {kind} · {item.tokens} tokens{flags}\n{content}\n"
 
 
 def _message_text(message: Any) -> str:
     if not isinstance(message, dict):
-        return f"--- message\n{json.dumps(message, ensure_ascii=False)}\n"
+        return f"--- message\n{terminal_safe(json.dumps(message, ensure_ascii=False))}\n"
     content = message.get("content")
     if content is None:
         text = ""
@@ -133,7 +138,7 @@ def _message_text(message: Any) -> str:
         lines.append(
             f"[tool call {call.get('id', '?') if isinstance(call, dict) else '?'}] {name}({arguments})"
         )
-    return "\n".join(lines) + "\n"
+    return terminal_safe("\n".join(lines), keep_line_breaks=True) + "\n"
 
 
 # ---- batch mode -------------------------------------------------------------------------------
