@@ -300,14 +300,14 @@ class Pipeline:
             if outcome.shortfalls and tracer is not None and tracer.observer is not None:
                 tracer.observer.on_shortfalls(outcome.shortfalls)
         else:
-            sliced = self.slicer.slice(sorted_scored, effective)
+            sliced = _checked_slice(self.slicer, self.slicer.slice(sorted_scored, effective))
         # Scores are re-associated by identity (spec: Stage 5, Conformance Notes).
         score_by_id = {id(entry.item): entry.score for entry in sorted_scored}
         try:
             sliced_scores = [score_by_id[id(item)] for item in sliced]
-        except KeyError:
+        except (KeyError, TypeError):
             raise CupelError(
-                f"{type(self.slicer).__name__} returned an item that was not in its input"
+                f"slicer {type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
             self._trace_slice_exclusions(
@@ -490,6 +490,23 @@ class _Prepared:
         if self._tokens is None:
             self._tokens = [item.tokens for item in self.scoreable]
         return self._tokens
+
+
+def _checked_slice(slicer: object, sliced: object) -> list[ContextItem]:
+    """A slicer's output as a list; a custom slicer's is checked for its type and for repeated items."""
+    name = type(slicer).__name__
+    if not isinstance(sliced, list | tuple):
+        raise CupelTypeError(f"slicer {name}.slice must return a list of items, got {type(sliced).__name__}")
+    result = list(sliced)
+    if type(slicer).__module__.startswith("cupel."):
+        return result
+    seen: set[int] = set()
+    for item in result:
+        if id(item) in seen:
+            content = getattr(item, "content", item)
+            raise CupelError(f"slicer {name}.slice returned the same item twice ({content!r:.40})")
+        seen.add(id(item))
+    return result
 
 
 def _check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
