@@ -531,7 +531,9 @@ def test_syntax_errors() -> None:
         str(error_of('{"extends": "chat", "extends": "rag"}'))
         == '<policy>: invalid JSON: duplicate key "extends"'
     )
-    assert str(error_of('{"extends": "chat", "x": NaN}')) == "<policy>: invalid JSON: NaN is not a JSON number"
+    assert (
+        str(error_of('{"extends": "chat", "x": NaN}')) == "<policy>: invalid JSON: NaN is not a JSON number"
+    )
     assert str(error_of("[1, 2]", "json")) == "<policy>: must be a table, got an array"
 
 

@@ -67,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(path, render_html(report, budget, args.policy))
         except OSError as error:
             raise CliError(f"--html {args.html}: cannot write ({error.strerror or error})") from None
+        except UnicodeEncodeError as error:
+            raise CliError(
+                f"--html {args.html}: not written, the report is not valid Unicode ({error.reason})"
+            ) from None
         print(f"wrote {path}", file=sys.stderr)
     return 0
 
