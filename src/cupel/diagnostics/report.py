@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
-from cupel._wire_format import WireFormat
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.trace import TraceEvent
-from cupel.model import ContextItem
-
-if TYPE_CHECKING:
-    from cupel.slicers._base import CountRequirementShortfall
+from cupel._wire_format import (
+    WireFormat,
+    fail,
+    item_from_dict,
+    item_to_dict,
+    number_from_wire,
+    number_to_wire,
+    register_codec,
+    require_array,
+    require_count,
+    require_mapping,
+)
+from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, event_from_dict, event_to_dict
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
+from cupel.model import ContextItem, ContextKind
 
 __all__ = ["ExcludedItem", "IncludedItem", "SelectionReport"]
 
@@ -58,3 +66,85 @@ class SelectionReport(WireFormat):
     def included_tokens(self) -> int:
         """Total tokens of the included items."""
         return sum(entry.item.tokens for entry in self.included)
+
+
+def _entry_to_dict(item: ContextItem, score: float, reason: dict[str, Any]) -> dict[str, Any]:
+    return {"item": item_to_dict(item), "score": number_to_wire(score), "reason": reason}
+
+
+def report_to_dict(report: SelectionReport) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "events": [event_to_dict(event) for event in report.events],
+        "included": [_entry_to_dict(e.item, e.score, e.reason.to_dict()) for e in report.included],
+        "excluded": [_entry_to_dict(e.item, e.score, e.reason.to_dict()) for e in report.excluded],
+        "total_candidates": report.total_candidates,
+        "total_tokens_considered": report.total_tokens_considered,
+    }
+    if report.count_requirement_shortfalls:
+        data["count_requirement_shortfalls"] = [
+            {
+                "kind": str(shortfall.kind),
+                "required_count": shortfall.required_count,
+                "satisfied_count": shortfall.satisfied_count,
+            }
+            for shortfall in report.count_requirement_shortfalls
+        ]
+    return data
+
+
+def report_from_dict(data: object, path: str = "report") -> SelectionReport:
+    mapping = require_mapping(data, path, "a report")
+    try:
+        events = tuple(
+            event_from_dict(event, f"{path}.events[{n}]")
+            for n, event in enumerate(require_array(mapping, "events", path))
+        )
+        included = []
+        for n, entry in enumerate(require_array(mapping, "included", path)):
+            where = f"{path}.included[{n}]"
+            entry = require_mapping(entry, where, "an included item")
+            included.append(
+                IncludedItem(
+                    item_from_dict(ContextItem, entry["item"], f"{where}.item"),
+                    number_from_wire(entry["score"], f"{where}.score"),
+                    InclusionReason.from_dict(entry["reason"]),
+                )
+            )
+        excluded = []
+        for n, entry in enumerate(require_array(mapping, "excluded", path)):
+            where = f"{path}.excluded[{n}]"
+            entry = require_mapping(entry, where, "an excluded item")
+            reason: ExclusionReason = exclusion_reason_from_dict(entry["reason"])
+            score = number_from_wire(entry["score"], f"{where}.score")
+            excluded.append(
+                ExcludedItem(item_from_dict(ContextItem, entry["item"], f"{where}.item"), score, reason)
+            )
+        shortfalls = []
+        if "count_requirement_shortfalls" in mapping:
+            for n, raw in enumerate(require_array(mapping, "count_requirement_shortfalls", path)):
+                where = f"{path}.count_requirement_shortfalls[{n}]"
+                raw = require_mapping(raw, where, "a shortfall")
+                shortfalls.append(
+                    CountRequirementShortfall(
+                        ContextKind(raw["kind"]),
+                        require_count(raw["required_count"], f"{where}.required_count"),
+                        require_count(raw["satisfied_count"], f"{where}.satisfied_count"),
+                    )
+                )
+        return SelectionReport(
+            events=events,
+            included=tuple(included),
+            excluded=tuple(excluded),
+            total_candidates=require_count(mapping["total_candidates"], f"{path}.total_candidates"),
+            total_tokens_considered=require_count(
+                mapping["total_tokens_considered"], f"{path}.total_tokens_considered"
+            ),
+            count_requirement_shortfalls=tuple(shortfalls),
+        )
+    except KeyError as missing:
+        raise fail(path, f"missing required field {missing.args[0]!r}") from None
+
+
+register_codec(
+    "report", lambda report: report_to_dict(report), lambda _cls, data, path: report_from_dict(data, path)
+)
