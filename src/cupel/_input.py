@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_MAX_INPUT_BYTES",
     "MAX_INPUT_ENV",
     "MAX_JSON_DEPTH",
+    "SURROGATE_ESCAPE",
     "InputError",
     "check_unicode",
     "decode_text",
@@ -150,7 +151,8 @@ def read_text(
 
 # ---- JSON -----------------------------------------------------------------------------------------
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+#: A JSON escape of a UTF-16 surrogate; text without one cannot decode to a lone surrogate.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST = re.compile(r"\[\]|\{\}")
@@ -207,7 +209,7 @@ def loads_json(
     except ValueError as error:  # integers beyond Python's digit limit
         raise InputError(where, f"invalid JSON: {_first_line(str(error))}") from None
     _check_depth(text, where)
-    if _SURROGATE_ESCAPE.search(text):
+    if SURROGATE_ESCAPE.search(text):
         _check_surrogates(data, where)
     return data
 

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from cupel import _input
+from cupel._input import SURROGATE_ESCAPE as _SURROGATE_ESCAPE
 from cupel.assembly.types import Chunk, Document, RetrievalResult
 from cupel.errors import CupelError
 
@@ -203,6 +205,13 @@ def parse_results(lines: str | Iterable[str], *, source: str = "<input>") -> tup
             raise ResultsFormatError(
                 f"invalid JSON: {error.msg}", source=source, line=number, column=error.colno
             ) from None
+        except (RecursionError, ValueError):
+            obj = None  # nested too deep, or an integer over Python's digit limit: the shared reader says so
+        try:
+            if obj is None or _SURROGATE_ESCAPE.search(text):
+                obj = _input.loads_json(text, "")
+        except _input.InputError as error:
+            raise ResultsFormatError(error.problem, source=source, line=number) from None
         if not isinstance(obj, dict):
             raise ResultsFormatError(
                 f"expected a JSON object, got {_describe(obj)}", source=source, line=number
@@ -231,8 +240,8 @@ def read_results(path: str | os.PathLike[str]) -> tuple[RetrievalResult, ...]:
     Raises ``OSError`` when the file cannot be read and :class:`ResultsFormatError` when it is not valid.
     """
     source = os.fspath(path)
-    with open(path, "rb") as handle:
-        data = handle.read()
+    with open(path, "rb") as handle:  # OSError propagates, as documented
+        data = _input.read_stream(handle, source)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from cupel import _input
 from cupel.assembly import (
     AssemblyConfig,
     PackingStrategy,
@@ -148,7 +149,7 @@ def _settings(args: argparse.Namespace) -> tuple[TokenBudget, AssemblyConfig]:
 
 def _load(path: str) -> tuple[Any, ...]:
     if path == "-":
-        return parse_results(sys.stdin.buffer.read().decode("utf-8-sig"), source="<stdin>")
+        return parse_results(_input.read_text("-"), source="<stdin>")
     try:
         return read_results(path)
     except OSError as error:
