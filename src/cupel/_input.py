@@ -153,9 +153,8 @@ def read_text(
 
 #: A JSON escape of a UTF-16 surrogate; text without one cannot decode to a lone surrogate.
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_INNERMOST = re.compile(r"\[\]|\{\}")
+_STRING = re.compile(rb'"[^"]*"')
+_NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'"[]{}')
 
 
 def _reject_constant(name: str) -> Any:
@@ -229,19 +228,22 @@ def check_unicode(text: str, where: str) -> None:
     except UnicodeEncodeError as error:
         raise InputError(
             where,
-            f"lone surrogate U+{ord(text[error.start]):04X} at character {error.start} is not Unicode text",
+            f"lone surrogate U+{ord(text[error.start]):04X} at character {error.start + 1} is not Unicode text",
         ) from None
 
 
 def _check_depth(text: str, where: str) -> None:
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
         return
-    # Only brackets outside strings count; peel the innermost pairs off one level at a time.
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    # The text is valid JSON here. Without its escaped backslashes and quotes, strings are plain
+    # "..." runs; keep only quotes and brackets, drop the strings, and peel one nesting level per pass.
+    data = text.encode("utf-8").replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    brackets = _STRING.sub(b"", structure)
     for _ in range(MAX_JSON_DEPTH):
         if not brackets:
             return
-        brackets = _INNERMOST.sub("", brackets)
+        brackets = brackets.replace(b"[]", b"\0").replace(b"{}", b"\0").replace(b"\0", b"")
     if brackets:
         raise InputError(where, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
 

@@ -35,6 +35,7 @@ from cupel import (
     ReflexiveScorer,
     UShapedPlacer,
 )
+from cupel._wire_format import _ITEM_KEYS
 from cupel.cli import main
 from cupel.diagnostics.report import SelectionReport
 
@@ -159,23 +160,8 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=12,
 )
-ITEM_KEYS = st.sampled_from(
-    [
-        "content",
-        "tokens",
-        "kind",
-        "source",
-        "priority",
-        "tags",
-        "metadata",
-        "timestamp",
-        "futureRelevanceHint",
-        "future_relevance_hint",
-        "pinned",
-        "originalTokens",
-        "other",
-    ]
-)
+# Every spelling the item reader knows, and one it does not.
+ITEM_KEYS = st.sampled_from([*_ITEM_KEYS, "other"])
 
 
 @st.composite
@@ -227,17 +213,19 @@ class Outcome:
 
 def run_cli(args: list[str], stdin: bytes = b"") -> Outcome:
     """``cupel ARGS`` in-process with ``stdin`` as raw bytes; the promises every run must keep."""
-    out, err = io.StringIO(), io.StringIO()
+    out, err = io.BytesIO(), io.StringIO()
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    sys.stdout, sys.stderr = out, err
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)  # assemble writes bytes
+    sys.stderr = err
     try:
         code = main(args)
     except SystemExit as exit_:
         code = int(exit_.code or 0)
     finally:
+        sys.stdout.flush()
         sys.stdin, sys.stdout, sys.stderr = saved
-    outcome = Outcome(code, out.getvalue(), err.getvalue())
+    outcome = Outcome(code, out.getvalue().decode("utf-8"), err.getvalue())
     check(outcome, args)
     return outcome
 
