@@ -228,7 +228,8 @@ def check_unicode(text: str, where: str) -> None:
     except UnicodeEncodeError as error:
         raise InputError(
             where,
-            f"lone surrogate U+{ord(text[error.start]):04X} at character {error.start + 1} is not Unicode text",
+            f"lone surrogate U+{ord(text[error.start]):04X} at character {error.start + 1} "
+            "is not Unicode text",
         ) from None
 
 

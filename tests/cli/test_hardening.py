@@ -297,7 +297,7 @@ def test_every_batch_line_gets_one_output_line(cli: Any, tmp_path: Path, jobs: s
     assert "items" in outputs[0] and "items" in outputs[6]
     assert [entry.get("line") for entry in outputs] == [None, 2, 3, 4, 5, 6, None]
     assert outputs[1]["error"].startswith("line 2: blank line")
-    assert outputs[2]["error"].startswith("line 3: invalid JSON at line 1, column 2")
+    assert outputs[2]["error"].startswith("line 3: invalid JSON at column 2")
     assert outputs[4]["error"].startswith("line 5: not UTF-8 text")
     assert outputs[5]["error"] == "line 6: expected a JSON object with 'items' or 'messages'"
 

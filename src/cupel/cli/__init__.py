@@ -58,9 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except (RecursionError, MemoryError) as error:
-        return _fail(
-            args, f"cupel {args.command}: input too large or too deeply nested ({error})", EXIT_USAGE
-        )
+        message = f"input too large or too deeply nested ({type(error).__name__})"
+        return _fail(args, f"cupel {args.command}: {message}", EXIT_USAGE)
     except Exception as error:
         # A defect, not the user's fault: still one line, with the way to the details.
         message = f"unexpected {type(error).__name__}: {error}; --debug shows the traceback"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["display_width", "fit", "ljust", "one_line", "rjust", "terminal_safe"]
+__all__ = ["display_width", "fit", "ljust", "one_line", "terminal_safe"]
 
 # C0 and C1 controls and DEL, line and paragraph separators, and the bidirectional embeddings,
 # overrides and isolates. Tab and line feed are kept only where the caller allows them.
@@ -69,8 +69,3 @@ def fit(text: str, width: int) -> str:
 def ljust(text: str, width: int) -> str:
     """Pad on the right to ``width`` cells."""
     return text + " " * max(0, width - display_width(text))
-
-
-def rjust(text: str, width: int) -> str:
-    """Pad on the left to ``width`` cells."""
-    return " " * max(0, width - display_width(text)) + text

@@ -179,7 +179,8 @@ def _run_job(job: _Job) -> str:
         assert selection.items is not None
         return json.dumps({"items": [item.to_dict() for item in selection.items]}, ensure_ascii=False)
     except (CliError, CupelError) as error:
-        message = str(error).removeprefix("input: ")
+        # A batch line is one line of JSON: its column is all the position there is.
+        message = str(error).removeprefix("input: ").replace("JSON at line 1, column", "JSON at column", 1)
         return json.dumps({"error": f"line {job.line}: {message}", "line": job.line}, ensure_ascii=False)
 
 
