@@ -216,16 +216,17 @@ def run_cli(args: list[str], stdin: bytes = b"") -> Outcome:
     out, err = io.BytesIO(), io.StringIO()
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)  # assemble writes bytes
-    sys.stderr = err
+    wrapper = io.TextIOWrapper(out, encoding="utf-8", write_through=True)  # assemble writes bytes
+    sys.stdout, sys.stderr = wrapper, err
     try:
         code = main(args)
     except SystemExit as exit_:
         code = int(exit_.code or 0)
     finally:
-        sys.stdout.flush()
+        wrapper.flush()
         sys.stdin, sys.stdout, sys.stderr = saved
     outcome = Outcome(code, out.getvalue().decode("utf-8"), err.getvalue())
+    wrapper.detach()
     check(outcome, args)
     return outcome
 
