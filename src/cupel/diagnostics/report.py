@@ -131,11 +131,19 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
                         require_count(raw["satisfied_count"], f"{where}.satisfied_count"),
                     )
                 )
+        total_candidates = require_count(mapping["total_candidates"], f"{path}.total_candidates")
+        if total_candidates != len(included) + len(excluded):
+            # Every candidate is either included or excluded, exactly once (spec: SelectionReport).
+            raise fail(
+                f"{path}.total_candidates",
+                f"is {total_candidates}, but the report lists {len(included)} included + "
+                f"{len(excluded)} excluded = {len(included) + len(excluded)} items",
+            )
         return SelectionReport(
             events=events,
             included=tuple(included),
             excluded=tuple(excluded),
-            total_candidates=require_count(mapping["total_candidates"], f"{path}.total_candidates"),
+            total_candidates=total_candidates,
             total_tokens_considered=require_count(
                 mapping["total_tokens_considered"], f"{path}.total_tokens_considered"
             ),
