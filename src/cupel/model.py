@@ -248,7 +248,10 @@ class ContextItem(WireFormat):
             raise CupelTypeError(
                 f"ContextItem.tags must be an iterable of strings, not a single string: {tags!r}"
             )
-        tag_tuple = tuple(tags)
+        try:
+            tag_tuple = tuple(tags)
+        except TypeError:
+            raise CupelTypeError(f"ContextItem.tags must be an iterable of strings, got {tags!r}") from None
         for tag in tag_tuple:
             if not isinstance(tag, str):
                 raise CupelTypeError(f"ContextItem.tags must contain only strings, got {tag!r}")

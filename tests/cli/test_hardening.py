@@ -274,6 +274,12 @@ def test_huge_integers(cli: Any) -> None:
     assert "Exceeds the limit" in cli("select", "-", "--budget", "10", stdin=digits).message
 
 
+def test_mistyped_tags_are_a_one_line_error(cli: Any) -> None:
+    # Found by fuzzing: "tags": false raised a bare TypeError.
+    result = cli("select", "-", "--budget", "10", stdin=b'[{"content": "x", "tokens": 1, "tags": false}]')
+    assert result.message == "cupel select: <stdin>: item 0: tags must be an iterable of strings, got False"
+
+
 def test_raw_control_character_message_is_complete(cli: Any) -> None:
     result = cli("select", "-", "--budget", "10", stdin=b'[{"content": "a\x01b", "tokens": 1}]')
     assert result.message == (

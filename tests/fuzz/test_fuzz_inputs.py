@@ -12,6 +12,7 @@ run (docs/testing.md).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -377,7 +378,7 @@ def test_fuzz_batch_keeps_one_output_line_per_input_line(data: bytes, jobs: str)
         lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
         if lines[-1] == b"":
             lines.pop()
-        outputs = [json.loads(line) for line in outcome.stdout.splitlines()]
+        outputs = [json.loads(line) for line in outcome.stdout.split("\n")[:-1]]
         assert len(outputs) == len(lines)
         for number, output in enumerate(outputs, start=1):
             assert ("error" in output) == (output.get("line") == number)
@@ -424,3 +425,22 @@ def test_console_script_keeps_the_promises(args: list[str], stdin: bytes) -> Non
     outcome = Outcome(result.returncode, result.stdout.decode("utf-8"), result.stderr.decode("utf-8"))
     check(outcome, args)
     assert "\x1b" not in outcome.stdout
+
+
+@fuzz_settings(3.0)
+@given(
+    fields=st.dictionaries(ITEM_KEYS, JSON_VALUES, max_size=6),
+    budget=st.dictionaries(
+        st.sampled_from(["maxTokens", "targetTokens", "outputReserve", "reservedSlots"]),
+        JSON_VALUES,
+        max_size=4,
+    ),
+)
+def test_fuzz_item_and_budget_readers_raise_only_cupel_errors(
+    fields: dict[str, Any], budget: dict[str, Any]
+) -> None:
+    from cupel import wire
+
+    for read, data in ((wire.item_from_dict, fields), (wire.budget_from_dict, budget)):
+        with contextlib.suppress(CupelError):
+            read(data)
