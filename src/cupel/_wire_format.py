@@ -8,13 +8,11 @@ above this module. :mod:`cupel.wire` is the public face of all converters.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Self, TypeVar
 
-from cupel import _input
 from cupel._floats import to_float
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 
@@ -66,6 +64,8 @@ def dumps(data: Any, *, indent: int | None = None) -> str:
     Scores and hints are already encoded by :func:`number_to_wire`; a NaN or infinity left elsewhere (in
     metadata) is an error rather than the bare ``NaN`` strict parsers reject.
     """
+    import json  # imported on use: it compiles regular expressions, a cost for ``import cupel``
+
     try:
         return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
@@ -74,6 +74,8 @@ def dumps(data: Any, *, indent: int | None = None) -> str:
 
 def loads(text: str | bytes, source: str = "") -> Any:
     """Parse wire-format JSON with the project's one reader (strict UTF-8 and RFC 8259, depth limit)."""
+    from cupel import _input  # imported on use, like json: reading is not needed by ``import cupel``
+
     if isinstance(text, bytes | bytearray):
         text = _input.decode_text(bytes(text), source)
     if not isinstance(text, str):

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import importlib
 import math
-import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
 from cupel._score_order import descending_indices, sort_by_score
+from cupel._tracer import Tracer
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
 from cupel.diagnostics.reasons import (
     Deduplicated,
@@ -25,14 +25,12 @@ from cupel.diagnostics.reasons import (
     InclusionReason,
     NegativeTokens,
 )
-from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     OverflowEvent,
     PipelineStage,
     TraceCollector,
     TraceDetailLevel,
-    TraceEvent,
 )
 from cupel.errors import (
     BudgetOverflowError,
@@ -42,6 +40,10 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
+
+if TYPE_CHECKING:
+    # The report module is loaded by the collector that builds a report, not with the pipeline.
+    from cupel.diagnostics.report import SelectionReport
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -61,51 +63,6 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
         effective_target = math.floor(effective_target * multiplier)
         effective_target = min(effective_target, effective_max)
     return ContextBudget(effective_max, effective_target)
-
-
-class _Tracer:
-    """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
-
-    __slots__ = ("collector", "item_events", "observer", "run_end", "stage_started_ns", "stage_wall_ns")
-
-    def __init__(self, collector: TraceCollector) -> None:
-        self.collector = collector
-        self.item_events = getattr(collector, "detail_level", TraceDetailLevel.ITEM) >= (
-            TraceDetailLevel.ITEM
-        )
-        self.observer: Any = collector if hasattr(collector, "on_excluded") else None
-        self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
-        self.stage_started_ns = 0
-        self.stage_wall_ns = 0
-
-    def start(self) -> None:
-        self.stage_wall_ns = time.time_ns()
-        self.stage_started_ns = time.perf_counter_ns()
-
-    def finish(self, stage: PipelineStage, items_in: int, items_out: int) -> None:
-        elapsed_ns = time.perf_counter_ns() - self.stage_started_ns
-        self.collector.record_stage_event(TraceEvent(stage, elapsed_ns / 1e6, items_out))
-        if self.observer is not None:
-            self.observer.on_stage_complete(
-                stage, self.stage_wall_ns, self.stage_wall_ns + elapsed_ns, items_in, items_out
-            )
-        self.start()
-
-    def excluded(
-        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
-    ) -> None:
-        if self.item_events:
-            self.collector.record_item_event(TraceEvent(stage, 0.0, 1, reason.describe()))
-        if self.observer is not None:
-            self.observer.on_excluded(stage, item, score, reason)
-
-    def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        if self.item_events:
-            self.collector.record_item_event(
-                TraceEvent(PipelineStage.PLACE, 0.0, 1, f"{reason.value}: score={score:.6g}")
-            )
-        if self.observer is not None:
-            self.observer.on_included(item, score, reason)
 
 
 @runtime_checkable
@@ -166,17 +123,17 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
-        tracer = _Tracer(collector) if collector.is_enabled else None
+        tracer = Tracer(collector) if collector.is_enabled else None
         return self._execute(items, budget, tracer)
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
-        self._execute(items, budget, _Tracer(collector))
+        self._execute(items, budget, Tracer(collector))
         return collector.build_report()
 
     def _execute(
-        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: _Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
@@ -196,7 +153,7 @@ class Pipeline:
         return placed
 
     def _prepare(
-        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: Tracer | None
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
@@ -250,7 +207,7 @@ class Pipeline:
             order = descending_indices(survivors, scores)
         return Prepared(pinned, pinned_tokens, scoreable, scores, order)
 
-    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
+    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
         pinned = prepared.pinned
 
@@ -292,7 +249,7 @@ class Pipeline:
         return placed
 
     def _slice(
-        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: Tracer | None
     ) -> tuple[list[ContextItem], list[float]]:
         """Stage 5 through the Slicer protocol: the selected items and their scores."""
         sorted_scored = prepared.sorted_scored
@@ -335,7 +292,7 @@ class Pipeline:
         merged_tokens: int,
         budget: ContextBudget,
         pinned: list[ContextItem],
-        tracer: _Tracer | None,
+        tracer: Tracer | None,
     ) -> list[ScoredItem]:
         target = budget.target_tokens
         strategy = self.overflow_strategy
@@ -373,7 +330,7 @@ class Pipeline:
 
     @staticmethod
     def _trace_inclusions(
-        tracer: _Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
+        tracer: Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
     ) -> None:
         score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
         for item in placed:
@@ -450,7 +407,7 @@ def _checked_slice(slicer: object, sliced: object) -> list[ContextItem]:
 
 
 def _trace_slice_exclusions(
-    tracer: _Tracer,
+    tracer: Tracer,
     sorted_scored: list[ScoredItem],
     sliced: list[ContextItem],
     slice_exclusions: dict[int, ExclusionReason],

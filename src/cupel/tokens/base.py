@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.tokens.truncate import truncate_by_count
 
 __all__ = [
     "CounterLike",
     "FunctionCounter",
     "TokenCounter",
     "TokenCounterBase",
+    "TruncatingCounter",
     "count_texts",
 ]
 
@@ -22,7 +26,8 @@ __all__ = [
 class TokenCounter(Protocol):
     """Counts the tokens of text: ``count(text)`` for one, ``count_many(texts)`` for a batch.
 
-    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints.
+    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints. This is the
+    one tokenizer protocol of cupel: items, chat, RAG assembly and the CLI all take it.
     """
 
     def count(self, text: str) -> int:
@@ -31,6 +36,19 @@ class TokenCounter(Protocol):
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return one count per text, in input order."""
+        ...
+
+
+@runtime_checkable
+class TruncatingCounter(TokenCounter, Protocol):
+    """A :class:`TokenCounter` that can also cut text to a token limit (what RAG assembly needs).
+
+    Every built-in counter is one (through :class:`TokenCounterBase`); a counter without ``truncate``
+    gets :func:`~cupel.tokens.truncate.truncate_by_count` wherever truncation is needed.
+    """
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """``text`` shortened to about ``max_tokens`` tokens, ending ``"..."``; ``text`` if it fits."""
         ...
 
 
@@ -50,6 +68,19 @@ class TokenCounterBase(ABC):
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return ``[count(text) for text in texts]``, possibly faster."""
         return [self.count(text) for text in _check_texts(type(self).__name__, texts)]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix (at a word boundary) that fits ``max_tokens`` with ``"..."`` appended."""
+        return truncate_by_count(self.count, text, max_tokens)
+
+    # The names of the RAG assembly's original Tokenizer protocol (CFS-021 §4), kept working.
+    def count_tokens(self, text: str) -> int:
+        """Alias of :meth:`count`."""
+        return self.count(text)
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        """Alias of :meth:`truncate`."""
+        return self.truncate(text, max_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,3 +128,16 @@ def _check_texts(owner: str, texts: Sequence[str]) -> Sequence[str]:
                 f"{owner}.count_many: texts[{index}] must be a str, got {type(text).__name__}"
             )
     return texts
+
+
+def __getattr__(name: str) -> object:
+    # resolve_counter moved to cupel.tokens.resolve (above the counters it returns); it stays
+    # importable from here, with a warning. Bound by name: this module sits below that one.
+    if name == "resolve_counter":
+        warnings.warn(
+            "cupel.tokens.base.resolve_counter is deprecated; import it from cupel.tokens",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module("cupel.tokens.resolve").resolve_counter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
