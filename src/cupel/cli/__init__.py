@@ -1,4 +1,4 @@
-"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, conformance."""
+"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, index, conformance, eval."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from cupel.cli._terminal import one_line
 from cupel.errors import CupelError
 
 #: The subcommands, each a module of this package with ``register(subcommands)``.
-SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "conformance")
+SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "index", "conformance", "eval")
 
 
 class _Parser(argparse.ArgumentParser):
