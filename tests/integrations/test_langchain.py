@@ -49,7 +49,7 @@ def test_trimmer_is_a_runnable_that_keeps_tool_calls_with_their_results() -> Non
     assert isinstance(trimmer, Runnable)
     messages = transcript()
     kept = trimmer.invoke(messages)
-    assert kept == list(select_messages(messages, 60).messages)
+    assert kept == list(select_messages(messages, 60, strategy="messages").messages)
     assert kept[0] is messages[0] and kept[-1] is messages[-1]
     assert len(kept) < len(messages)
     # A tool call never comes without its result, nor a result without its call.

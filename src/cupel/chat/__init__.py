@@ -19,13 +19,24 @@ from cupel.chat.convert import (
     to_messages,
 )
 from cupel.chat.options import DEFAULT_PART_COST, LOW_DETAIL_IMAGE_COST, ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, chat_pipeline, resolve_budget, select_messages
+from cupel.chat.reasons import IncompleteTurn, OrphanedToolResult, Summarized, UnansweredToolCall
+from cupel.chat.select import (
+    ChatPolicy,
+    ChatSelection,
+    chat_pipeline,
+    resolve_budget,
+    select_messages,
+)
+from cupel.chat.summarize import FirstLines, Summarizer
+from cupel.chat.turns import Transcript, Turn, split_turns
+from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
 
 __all__ = [
     "DEFAULT_PART_COST",
     "INDICES_KEY",
     "LOW_DETAIL_IMAGE_COST",
     "MESSAGES_KEY",
+    "PROVIDERS",
     "ROLES",
     "ROLES_KEY",
     "SYNTHETIC_EPOCH",
@@ -33,6 +44,16 @@ __all__ = [
     "ChatOptions",
     "ChatPolicy",
     "ChatSelection",
+    "FirstLines",
+    "IncompleteTurn",
+    "OrphanedToolResult",
+    "Provider",
+    "Summarized",
+    "Summarizer",
+    "Transcript",
+    "Turn",
+    "UnansweredToolCall",
+    "Violation",
     "aselect_messages",
     "chat_pipeline",
     "is_chat_transcript",
@@ -40,5 +61,8 @@ __all__ = [
     "messages_to_items",
     "resolve_budget",
     "select_messages",
+    "split_turns",
     "to_messages",
+    "transcript_provider",
+    "validate_transcript",
 ]

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from cupel import _async
 from cupel.chat.convert import messages_to_items
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, select_messages
+from cupel.chat.select import ChatPolicy, ChatSelection, plan_messages
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 
@@ -37,7 +37,12 @@ async def aselect_messages(
     sync_counter = await counted_in_advance(
         lambda recorder: messages_to_items(collected, counter=recorder, options=options), counter
     )
-    return await _async.run_cpu(
-        lambda: select_messages(collected, budget, policy, sync_counter, options=options, **select_options),
+    planned = await _async.run_cpu(
+        lambda: plan_messages(collected, budget, policy, sync_counter, options=options, **select_options),
         len(collected),
     )
+    if isinstance(planned, ChatSelection):
+        return planned
+    # A summary is due: the summariser (maybe async) runs here, on the caller's loop.
+    plan, summarize = planned
+    return await plan.run_async(summarize)  # type: ignore[no-any-return]

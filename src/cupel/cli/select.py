@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cupel import _input
+from cupel.cli._chat import add_chat_arguments, chat_keywords
 from cupel.cli._common import (
     Candidates,
     CliError,
@@ -23,6 +24,7 @@ from cupel.cli._common import (
     parse_budget,
     pipeline_for,
     resolve_counter,
+    resolve_policy,
 )
 from cupel.cli._progress import Progress as _Progress
 from cupel.cli._terminal import terminal_safe
@@ -56,6 +58,7 @@ def register(subcommands: Any) -> None:
         help="run one selection per line (each an object with items or messages and optional budget)",
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes for --batch")
+    add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -73,6 +76,19 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget, args.reserve)
     pipeline = pipeline_for(args.policy)
     candidates = load_candidates(args.items)
+    if candidates.messages is not None:
+        from cupel.chat import select_messages
+
+        _, policy = resolve_policy(args.policy)
+        chosen = select_messages(
+            candidates.messages,
+            budget,
+            policy=policy,
+            counter=resolve_counter(args.tokenizer),
+            **chat_keywords(args),
+        )
+        sys.stdout.write(render(Selection(None, list(chosen.messages)), args.format))
+        return 0
     selection = select(candidates, budget, pipeline, args.tokenizer)
     sys.stdout.write(render(selection, args.format))
     return 0
