@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Sequence
 
 from cupel import __version__
-from cupel.cli import assemble, conformance, explain, policies, select, sensitivity
+from cupel.cli import assemble, conformance, explain, policies, replay, select, sensitivity
 from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cupel {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (select, explain, sensitivity, policies, assemble, conformance):
+    for module in (select, explain, sensitivity, policies, assemble, conformance, replay):
         module.register(subcommands)
     return parser
 
