@@ -31,7 +31,14 @@ def output_format(path: str | os.PathLike[str]) -> str:
 
 def _sorted_partitions(result: ReplayResult) -> Iterator[Any]:
     """The rows sorted by session id (Dask sorts across workers), one pandas partition at a time."""
-    frame = result.results.sort_values(SORT_KEY) if result.results.npartitions > 1 else result.results
+    frame = result.results
+    if frame.npartitions > 1:
+        frame = frame.sort_values(SORT_KEY)
+        # Sorted once and kept on the workers, then fetched one partition at a time.
+        if hasattr(result.scheduler, "persist"):
+            frame = result.scheduler.persist(frame)
+        else:
+            (frame,) = require("dask").persist(frame, scheduler=result.scheduler)
     for index in range(frame.npartitions):
         part = frame.get_partition(index).compute(scheduler=result.scheduler)
         yield part.sort_values(SORT_KEY, kind="stable")
