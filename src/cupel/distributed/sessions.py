@@ -74,7 +74,8 @@ def _decoded(value: Any, field: str) -> Any:
             return json.loads(value)
         except json.JSONDecodeError as error:
             raise MalformedSession(f"{field}: invalid JSON at column {error.colno}: {error.msg}") from None
-    return _plain(value)
+    # Lists and dicts came from JSON and are plain already; anything else (numpy arrays from Parquet) is not.
+    return value if isinstance(value, list | dict) else _plain(value)
 
 
 def _missing(value: Any) -> bool:
