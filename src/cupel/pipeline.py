@@ -11,7 +11,7 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
@@ -25,7 +25,6 @@ from cupel.diagnostics.reasons import (
     InclusionReason,
     NegativeTokens,
 )
-from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     OverflowEvent,
@@ -41,6 +40,10 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
+
+if TYPE_CHECKING:
+    # The report module is loaded by the collector that builds a report, not with the pipeline.
+    from cupel.diagnostics.report import SelectionReport
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 

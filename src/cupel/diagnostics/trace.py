@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from cupel._score_order import sort_by_score
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
 
-_logger = logging.getLogger("cupel")
+if TYPE_CHECKING:
+    # Loaded when a report is built (and logging when a callback fails): not at ``import cupel``.
+    from cupel.diagnostics.report import SelectionReport
+
 
 __all__ = [
     "DiagnosticTraceCollector",
@@ -167,7 +168,9 @@ class DiagnosticTraceCollector:
         except Exception:
             if not self._callback_failed:
                 self._callback_failed = True
-                _logger.exception(
+                import logging
+
+                logging.getLogger("cupel").exception(
                     "DiagnosticTraceCollector.on_event raised; the selection continues and later "
                     "failures of this collector's callback are not logged"
                 )
@@ -199,6 +202,8 @@ class DiagnosticTraceCollector:
 
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""
+        from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+
         # Stable sort: equal scores keep the order in which items were excluded.
         excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
