@@ -27,17 +27,19 @@ def session(index: int, seed: int = 7) -> dict[str, object]:
                 "timestamp": f"2025-01-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z",
                 "futureRelevanceHint": round(rng.random(), 4),
                 "pinned": position == 0 or (overfilled and position < 8),
-                "metadata": {"id": f"i{position}"},
+                "id": f"i{position}",
             }
         )
     maximum = rng.choice([1000, 2000, 4000])
-    gold = [item["metadata"]["id"] for item in items if float(item["futureRelevanceHint"]) > 0.7]  # type: ignore[index, arg-type]
-    return {
+    gold = [item["id"] for item in items if float(item["futureRelevanceHint"]) > 0.7]  # type: ignore[arg-type]
+    record: dict[str, object] = {
         "id": f"s{index:08d}",
         "items": items,
         "budget": {"maxTokens": maximum, "targetTokens": maximum * 9 // 10},
-        "gold": gold,
     }
+    if gold:
+        record["gold"] = gold  # the cupel eval case format: ids of the items that should be kept
+    return record
 
 
 def session_lines(count: int, seed: int = 7, start: int = 0) -> Iterator[str]:

@@ -37,8 +37,10 @@ STABLE = [
     "included_tokens",
     "budget_use",
     "exclusions",
-    "recall",
-    "precision",
+    "recall_items",
+    "recall_tokens",
+    "all_gold",
+    "middle_exposure",
 ]
 
 
@@ -114,6 +116,7 @@ def test_selected_ids_equal_sequential_cupel_select(
     rows = replay([sessions_file], ["rag"], [None], client=client, blocksize=50_000).to_pandas()
     assert main(["select", "--batch", str(sessions_file), "--policy", "rag"]) == 1  # the malformed line
     outputs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    inputs = [json.loads(line) for line in sessions_file.read_text().splitlines()]
     by_line = {int(row.line): row for row in rows.itertuples()}
     assert sorted(by_line) == list(range(1, len(outputs) + 1))
     for number, output in enumerate(outputs, start=1):
@@ -121,7 +124,8 @@ def test_selected_ids_equal_sequential_cupel_select(
         if "error" in output:
             assert isinstance(row.error, str)
             continue
-        assert json.loads(row.selected) == [item["metadata"]["id"] for item in output["items"]]
+        ids = {item["content"]: item["id"] for item in inputs[number - 1]["items"]}
+        assert json.loads(row.selected) == [ids[item["content"]] for item in output["items"]]
         assert row.included_tokens == sum(item["tokens"] for item in output["items"])
 
 

@@ -18,7 +18,6 @@ from typing import Any
 from cupel.distributed.sessions import (
     MalformedSession,
     Session,
-    item_id,
     parse_session,
     session_id_of,
     session_record,
@@ -48,8 +47,10 @@ COLUMNS: dict[str, str] = {
     "budget_use": "float64",
     "exclusions": "string",
     "elapsed_ms": "float64",
-    "recall": "float64",
-    "precision": "float64",
+    "recall_items": "float64",
+    "recall_tokens": "float64",
+    "all_gold": "float64",
+    "middle_exposure": "float64",
 }
 
 #: ``error_kind`` values.
@@ -130,8 +131,7 @@ def _error_row(row: dict[str, Any], message: str, kind: str) -> dict[str, Any]:
         budget_use=float("nan"),
         exclusions="{}",
         elapsed_ms=float("nan"),
-        recall=float("nan"),
-        precision=float("nan"),
+        **_NO_GOLD,
     )
     return row
 
@@ -154,12 +154,14 @@ def _replay_one(
             selection = select_messages(session.messages, chosen, policy=pipeline, counter=counter)
             report = selection.report
             positions = {id(message): index for index, message in enumerate(session.messages)}
-            selected = [str(positions[id(message)]) for message in selection.messages]
+            window = [positions[id(message)] for message in selection.messages]
+            selected = [str(index) for index in window]
         else:
             assert session.items is not None
             report = pipeline.dry_run(session.items, chosen)
             positions = {id(item): index for index, item in enumerate(session.items)}
-            selected = [item_id(entry.item, positions[id(entry.item)]) for entry in report.included]
+            window = [positions[id(entry.item)] for entry in report.included]
+            selected = [session.item_ids[index] for index in window]
     except PinnedItemsExceedBudgetError as error:
         return _error_row(row, str(error), PINNED_OVERFLOW)
     except CupelError as error:
@@ -170,7 +172,7 @@ def _replay_one(
     exclusions: dict[str, Counter[str]] = {}
     for entry in report.excluded:
         exclusions.setdefault(str(entry.item.kind), Counter())[entry.reason.name] += 1
-    recall, precision = _gold_metrics(selected, session.gold)
+    quality = _gold_metrics(session, window, chosen, counter)
     row.update(
         error=None,
         error_kind=None,
@@ -184,17 +186,31 @@ def _replay_one(
             {kind: dict(sorted(reasons.items())) for kind, reasons in sorted(exclusions.items())}
         ),
         elapsed_ms=elapsed_ms,
-        recall=recall,
-        precision=precision,
+        **quality,
     )
     return row
 
 
-def _gold_metrics(selected: Sequence[str], gold: frozenset[str] | None) -> tuple[float, float]:
-    """Recall and precision of the selected ids against the gold ids (NaN without gold)."""
-    if gold is None:
-        return float("nan"), float("nan")
-    hits = len(gold.intersection(selected))
-    recall = hits / len(gold) if gold else 1.0
-    precision = hits / len(selected) if selected else (1.0 if not gold else 0.0)
-    return recall, precision
+#: The ``cupel eval`` metrics reported per row when the session has gold labels (docs/eval.md).
+GOLD_METRICS = ("recall_items", "recall_tokens", "all_gold", "middle_exposure")
+_NO_GOLD = dict.fromkeys(GOLD_METRICS, float("nan"))
+
+
+def _gold_metrics(
+    session: Session, window: Sequence[int], budget: ContextBudget, counter: Any
+) -> dict[str, float]:
+    """``cupel eval``'s per-case metrics for the kept elements, NaN without gold labels."""
+    if session.gold is None:
+        return dict(_NO_GOLD)
+    from cupel.eval import case_metrics
+
+    if session.messages is not None:
+        from cupel.chat import message_token_counts
+
+        tokens = list(message_token_counts(session.messages, counter=counter))
+    else:
+        assert session.items is not None
+        tokens = [item.tokens for item in session.items]
+    metrics = case_metrics(window, tokens, session.gold, budget.target_tokens)
+    values = {name: metrics.value(name) for name in GOLD_METRICS}
+    return {name: float("nan") if value is None else value for name, value in values.items()}

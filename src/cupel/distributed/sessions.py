@@ -1,16 +1,18 @@
 """One logged session: the ``cupel select --batch`` JSON line, read into candidates, budget and gold ids.
 
 A session is an object with ``items`` (context items) or ``messages`` (a chat transcript), and
-optionally ``id`` (the session id), ``budget`` (``{"maxTokens": ..., "targetTokens": ...}``) and
-``gold`` (the ids that should be selected). An item's id is its ``metadata["id"]`` when that is a
-string or a whole number, else its position in ``items``; a message's id is its position in the
-transcript. Anything else is a :class:`MalformedSession`, which becomes an error row.
+optionally ``id`` (the session id) and ``budget`` (``{"maxTokens": ..., "targetTokens": ...}``). An
+item's id is its own ``id`` key (the ``cupel eval`` case format), else its ``metadata["id"]`` when that
+is a string or a whole number, else its position in ``items``; a message's id is its position in the
+transcript. A session with ``gold`` labels is a ``cupel eval`` case and is read by
+:func:`cupel.eval.case_from_dict` (gold ids or indices, optional weights). Anything that cannot be
+read is a :class:`MalformedSession`, which becomes an error row.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,13 +34,10 @@ class Session:
     items: tuple[ContextItem, ...] | None
     messages: tuple[Mapping[str, Any], ...] | None
     budget: ContextBudget | None
-    gold: frozenset[str] | None
-
-    @property
-    def item_ids(self) -> tuple[str, ...]:
-        """The id of every candidate item, in input order (items only)."""
-        assert self.items is not None
-        return tuple(item_id(item, index) for index, item in enumerate(self.items))
+    #: Gold elements (item positions or message indices) and their weights, when labelled.
+    gold: Mapping[int, float] | None
+    #: The id of every candidate item, in input order (items only).
+    item_ids: tuple[str, ...] = ()
 
 
 def item_id(item: ContextItem, index: int) -> str:
@@ -117,14 +116,15 @@ def parse_session(record: Mapping[str, Any], session_id: str) -> Session:
     if "id" in record and session_id_of(record, "") == "":
         raise MalformedSession(f"id: expected a non-empty string or a whole number, got {record['id']!r}")
     budget = _budget(record)
-    gold = _gold(record)
+    if "gold" in record:
+        return _labelled(record, session_id, budget)
     if "messages" in record:
         messages = _decoded(record["messages"], "messages")
         if not isinstance(messages, list) or not all(
             isinstance(message, Mapping) and isinstance(message.get("role"), str) for message in messages
         ):
             raise MalformedSession("messages: expected an array of {role, content} objects")
-        return Session(session_id, None, tuple(messages), budget, gold)
+        return Session(session_id, None, tuple(messages), budget, None)
     if "items" not in record:
         raise MalformedSession("expected a JSON object with 'items' or 'messages'")
     data = _decoded(record["items"], "items")
@@ -133,12 +133,41 @@ def parse_session(record: Mapping[str, Any], session_id: str) -> Session:
     from cupel import wire
 
     items = []
+    ids = []
     for index, entry in enumerate(data):
+        given = entry.get("id") if isinstance(entry, Mapping) else None
+        if isinstance(entry, Mapping) and "id" in entry:
+            entry = {key: value for key, value in entry.items() if key != "id"}
         try:
-            items.append(wire.item_from_dict(entry, f"items[{index}]"))
+            item = wire.item_from_dict(entry, f"items[{index}]")
         except CupelError as error:
             raise MalformedSession(str(error)) from None
-    return Session(session_id, tuple(items), None, budget, gold)
+        items.append(item)
+        ids.append(
+            str(given)
+            if isinstance(given, str | int) and not isinstance(given, bool)
+            else item_id(item, index)
+        )
+    return Session(session_id, tuple(items), None, budget, None, tuple(ids))
+
+
+def _labelled(record: Mapping[str, Any], session_id: str, budget: ContextBudget | None) -> Session:
+    """A session with gold labels, read as a ``cupel eval`` case (one source of truth for the format)."""
+    from cupel.eval import case_from_dict
+
+    case_record = {
+        key: _decoded(value, key) if key in ("items", "messages", "gold") else _plain(value)
+        for key, value in record.items()
+        if key != "budget"
+    }
+    case_record["id"] = session_id
+    try:
+        case = case_from_dict(case_record, f"session {session_id}")
+    except CupelError as error:
+        raise MalformedSession(str(error)) from None
+    if case.items is not None:
+        return Session(session_id, case.items, None, budget, case.gold, case.item_ids)
+    return Session(session_id, None, case.messages, budget, case.gold)
 
 
 def _budget(record: Mapping[str, Any]) -> ContextBudget | None:
@@ -148,17 +177,3 @@ def _budget(record: Mapping[str, Any]) -> ContextBudget | None:
         return ContextBudget.from_dict(_decoded(record["budget"], "budget"))
     except CupelError as error:
         raise MalformedSession(f"budget: {error}") from None
-
-
-def _gold(record: Mapping[str, Any]) -> frozenset[str] | None:
-    if "gold" not in record:
-        return None
-    gold = _decoded(record["gold"], "gold")
-    if not isinstance(gold, Sequence) or isinstance(gold, str):
-        raise MalformedSession(f"gold: expected an array of item ids, got {_json_type(gold)}")
-    ids = []
-    for entry in gold:
-        if isinstance(entry, bool) or not isinstance(entry, str | int):
-            raise MalformedSession(f"gold: expected item ids (strings or whole numbers), got {entry!r}")
-        ids.append(str(entry))
-    return frozenset(ids)

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from cupel.distributed.partition import MALFORMED, PINNED_OVERFLOW
+from cupel.distributed.partition import GOLD_METRICS, MALFORMED, PINNED_OVERFLOW
 
 __all__ = ["finish_summary", "merge_partials", "partial_summary", "render_summary"]
 
@@ -53,8 +53,8 @@ def _empty() -> dict[str, Any]:
         "time_max_ms": 0.0,
         "exclusions": {},
         "gold_sessions": 0,
-        "recall_sum": 0.0,
-        "precision_sum": 0.0,
+        **{f"{name}_sum": 0.0 for name in GOLD_METRICS},
+        **{f"{name}_count": 0 for name in GOLD_METRICS},
     }
 
 
@@ -85,11 +85,13 @@ def partial_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
             target = entry["exclusions"].setdefault(item_kind, {})
             for reason, count in reasons.items():
                 target[reason] = target.get(reason, 0) + count
-        recall = float(row["recall"])
-        if not math.isnan(recall):
+        if not math.isnan(float(row["recall_items"])):
             entry["gold_sessions"] += 1
-            entry["recall_sum"] += recall
-            entry["precision_sum"] += float(row["precision"])
+            for name in GOLD_METRICS:
+                value = float(row[name])
+                if not math.isnan(value):
+                    entry[f"{name}_sum"] += value
+                    entry[f"{name}_count"] += 1
     return partial
 
 
@@ -144,14 +146,10 @@ def finish_summary(merged: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         entry = merged[key]
         use_histogram = list(entry["use_histogram"])
         time_histogram = list(entry["time_histogram"])
-        gold = entry["gold_sessions"]
-        recall = entry["recall_sum"] / gold if gold else None
-        precision = entry["precision_sum"] / gold if gold else None
-        f1 = (
-            2 * recall * precision / (recall + precision)
-            if recall is not None and precision is not None and recall + precision > 0
-            else (0.0 if gold else None)
-        )
+        quality: dict[str, Any] = {"sessions_with_gold": entry["gold_sessions"]}
+        for name in GOLD_METRICS:
+            count = entry[f"{name}_count"]
+            quality[name] = entry[f"{name}_sum"] / count if count else None
         entries.append(
             {
                 "policy": entry["policy"],
@@ -181,7 +179,7 @@ def finish_summary(merged: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
                     },
                     "max": entry["time_max_ms"] if entry["selected"] else None,
                 },
-                "eval": {"sessions_with_gold": gold, "recall": recall, "precision": precision, "f1": f1},
+                "eval": quality,
             }
         )
     return {"format": "cupel-replay-summary/1", "runs": entries}
@@ -223,11 +221,13 @@ def render_summary(summary: Mapping[str, Any], format: str = "text") -> str:
             lines.append(f"  excluded {kind}: {counts}")
         quality = run["eval"]
         if quality["sessions_with_gold"]:
-            lines.append(
-                f"  eval ({quality['sessions_with_gold']} sessions with gold): recall "
-                f"{quality['recall']:.3f}, precision {quality['precision']:.3f}, f1 {quality['f1']:.3f}"
-            )
+            means = ", ".join(f"{name} {_mean(quality[name])}" for name in GOLD_METRICS)
+            lines.append(f"  eval means ({quality['sessions_with_gold']} sessions with gold): {means}")
     return "\n".join(lines) + "\n"
+
+
+def _mean(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _pct(value: float | None) -> str:
@@ -244,7 +244,7 @@ def _html(summary: Mapping[str, Any]) -> str:
     head = (
         "<tr><th>policy</th><th>budget</th><th>sessions</th><th>malformed</th><th>pinned overflow</th>"
         "<th>budget use p50</th><th>p90</th><th>selection p50</th><th>p99</th><th>exclusions</th>"
-        "<th>recall</th><th>precision</th></tr>"
+        "<th>recall (items)</th><th>all gold</th></tr>"
     )
     body = []
     for run in summary["runs"]:
@@ -264,8 +264,8 @@ def _html(summary: Mapping[str, Any]) -> str:
             _ms(times["p50"]),
             _ms(times["p99"]),
             exclusions,
-            "-" if quality["recall"] is None else f"{quality['recall']:.3f}",
-            "-" if quality["precision"] is None else f"{quality['precision']:.3f}",
+            _mean(quality["recall_items"]),
+            _mean(quality["all_gold"]),
         ]
         body.append("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells) + "</tr>")
     return (
