@@ -22,6 +22,12 @@ _USE_BINS = 20  # 0-5 %, ..., 95-100 %, then one bin for over 100 %
 _TIME_STEPS_PER_DECADE = 20
 _TIME_LOWEST = -4  # 10**-4 ms = 0.1 µs
 _TIME_BINS = (4 - _TIME_LOWEST) * _TIME_STEPS_PER_DECADE + 1
+# Sums are kept in fixed point (integers), so that they do not depend on the order of addition.
+_FIXED = 10**12
+
+
+def _fixed(value: float) -> int:
+    return round(value * _FIXED)
 
 
 def _use_bin(use: float) -> int:
@@ -46,14 +52,14 @@ def _empty() -> dict[str, Any]:
         "malformed": 0,
         "pinned_overflow": 0,
         "selection_failed": 0,
-        "use_sum": 0.0,
+        "use_sum": 0,
         "use_count": 0,
         "use_histogram": [0] * (_USE_BINS + 1),
         "time_histogram": [0] * _TIME_BINS,
         "time_max_ms": 0.0,
         "exclusions": {},
         "gold_sessions": 0,
-        **{f"{name}_sum": 0.0 for name in GOLD_METRICS},
+        **{f"{name}_sum": 0 for name in GOLD_METRICS},
         **{f"{name}_count": 0 for name in GOLD_METRICS},
     }
 
@@ -75,7 +81,7 @@ def partial_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
         entry["selected"] += 1
         use = float(row["budget_use"])
         if not math.isnan(use):
-            entry["use_sum"] += use
+            entry["use_sum"] += _fixed(use)
             entry["use_count"] += 1
             entry["use_histogram"][_use_bin(use)] += 1
         elapsed = float(row["elapsed_ms"])
@@ -90,7 +96,7 @@ def partial_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
             for name in GOLD_METRICS:
                 value = float(row[name])
                 if not math.isnan(value):
-                    entry[f"{name}_sum"] += value
+                    entry[f"{name}_sum"] += _fixed(value)
                     entry[f"{name}_count"] += 1
     return partial
 
@@ -149,7 +155,7 @@ def finish_summary(merged: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         quality: dict[str, Any] = {"sessions_with_gold": entry["gold_sessions"]}
         for name in GOLD_METRICS:
             count = entry[f"{name}_count"]
-            quality[name] = entry[f"{name}_sum"] / count if count else None
+            quality[name] = entry[f"{name}_sum"] / _FIXED / count if count else None
         entries.append(
             {
                 "policy": entry["policy"],
@@ -160,7 +166,7 @@ def finish_summary(merged: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
                 "pinned_overflow": entry["pinned_overflow"],
                 "selection_failed": entry["selection_failed"],
                 "budget_use": {
-                    "mean": entry["use_sum"] / entry["use_count"] if entry["use_count"] else None,
+                    "mean": entry["use_sum"] / _FIXED / entry["use_count"] if entry["use_count"] else None,
                     **{
                         f"p{round(q * 100)}": _use_edge(_percentile(use_histogram, q))
                         for q in (0.1, 0.5, 0.9)
