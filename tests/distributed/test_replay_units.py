@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,22 @@ def test_cli_replay_usage_errors_exit_2(
     assert main(["replay", str(sessions), *arguments]) == 2
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1
+
+
+def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cupel.distributed._extra import require
+
+    monkeypatch.setitem(sys.modules, "dask", None)
+    with pytest.raises(ImportError, match=r"pip install 'pycupel\[dask\]'"):
+        require("dask")
+
+
+def test_importing_cupel_and_the_cli_does_not_import_dask() -> None:
+    code = (
+        "import sys, cupel, cupel.cli, cupel.distributed; cupel.cli.build_parser(); "
+        "print('dask' in sys.modules)"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        == "False\n"
+    )

@@ -74,7 +74,7 @@ def register(subcommands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise CliError(f"--jobs must be at least 1, got {args.jobs}")
-    policies = dict(_policy(spec) for spec in (args.policy or ["chat"]))
+    policies = dict(resolve_policy(spec) for spec in (args.policy or ["chat"]))
     if len(policies) != len(args.policy or ["chat"]):
         raise CliError("--policy: two policies have the same name; give each file a different name")
     try:
@@ -110,19 +110,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _blocksize(text: str) -> int:
-    from dask.utils import parse_bytes
+    from cupel.distributed._extra import require
 
     try:
-        size = int(parse_bytes(text))
+        size = int(require("dask.utils").parse_bytes(text))
     except (ValueError, TypeError):
         raise CliError(f"--blocksize: expected a size such as 32MiB, got {text!r}") from None
     if size < 1:
         raise CliError(f"--blocksize: expected at least 1 byte, got {text!r}")
     return size
-
-
-def _policy(spec: str) -> tuple[str, Any]:
-    return resolve_policy(spec)
 
 
 def _write_atomically(path: Path, text: str) -> None:
