@@ -184,3 +184,38 @@ def test_importing_cupel_and_the_cli_does_not_import_dask() -> None:
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         == "False\n"
     )
+
+
+def test_parquet_sessions_as_json_lines_or_as_columns_give_the_jsonl_rows(tmp_path: Path) -> None:
+    import pandas as pd
+
+    lines = list(session_lines(8, seed=2))
+    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
+    pd.DataFrame({"session": lines}).to_parquet(tmp_path / "lines.parquet")
+    records = [json.loads(line) for line in lines]
+    columns = pd.DataFrame(
+        {
+            "id": [record["id"] for record in records],
+            "items": [record["items"] for record in records],  # nested values, read back as numpy arrays
+            "budget": [json.dumps(record["budget"]) for record in records],  # JSON text
+            "gold": [json.dumps(record.get("gold")) if "gold" in record else None for record in records],
+        }
+    )
+    columns.to_parquet(tmp_path / "columns.parquet")
+
+    def rows(path: Path) -> list[tuple[object, ...]]:
+        frame = replay([path], ["chat"], scheduler="synchronous").to_pandas()
+        return list(
+            zip(
+                frame.session_id,
+                frame.selected,
+                frame.error.isna(),
+                frame.recall_items.round(12),
+                strict=True,
+            )
+        )
+
+    expected = rows(tmp_path / "s.jsonl")
+    assert all(ok for _, _, ok, _ in expected)
+    assert rows(tmp_path / "lines.parquet") == expected
+    assert rows(tmp_path / "columns.parquet") == expected
