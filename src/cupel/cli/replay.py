@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from cupel._atomic import write_atomic
 from cupel.cli._common import CliError, resolve_policy
 from cupel.errors import CupelError
 
@@ -105,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.summary is None:
         sys.stdout.write(text)
     else:
-        _write_atomically(Path(args.summary), text)
+        write_atomic(args.summary, text)
     return 0
 
 
@@ -119,14 +118,3 @@ def _blocksize(text: str) -> int:
     if size < 1:
         raise CliError(f"--blocksize: expected at least 1 byte, got {text!r}")
     return size
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
