@@ -1,17 +1,38 @@
-"""The JSON methods every wire-format type shares, backed by :mod:`cupel.wire`."""
+"""The JSON wire format's shared machinery, below every type it serialises.
+
+Each wire-format type names its codec with ``_wire``; the module that defines the type registers the
+codec (``register_codec``) beside it, so ``to_dict``/``from_dict`` never import upwards. Items and
+budgets are converted here, against the class they are given, because :mod:`cupel.model` sits just
+above this module. :mod:`cupel.wire` is the public face of all converters.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, ClassVar, Self
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, ClassVar, Self, TypeVar
+
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+
+T = TypeVar("T")
+
+# codec name -> (to_dict(value), from_dict(cls, data, path))
+_CODECS: dict[str, tuple[Callable[[Any], dict[str, Any]], Callable[[Any, object, str], Any]]] = {}
+
+
+def register_codec(
+    name: str, to_dict: Callable[[Any], dict[str, Any]], from_dict: Callable[[Any, object, str], Any]
+) -> None:
+    """Register the converters of the wire-format types whose ``_wire`` is ``name``."""
+    _CODECS[name] = (to_dict, from_dict)
 
 
 class WireFormat:
     """Adds ``to_dict``/``to_json`` and ``from_dict``/``from_json``.
 
-    ``_wire`` names the converters in :mod:`cupel.wire`: ``"item"`` means ``item_to_dict`` and
-    ``item_from_dict``. They are looked up at call time because :mod:`cupel.wire` imports the types.
+    ``_wire`` names the codec registered by the module that defines the type: ``"item"`` means the
+    item converters.
     """
 
     __slots__ = ()
@@ -19,24 +40,172 @@ class WireFormat:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON wire form (see :mod:`cupel.wire`)."""
-        from cupel import wire
-
-        data: dict[str, Any] = getattr(wire, f"{self._wire}_to_dict")(self)
-        return data
+        return _CODECS[self._wire][0](self)
 
     def to_json(self, *, indent: int | None = None) -> str:
-        from cupel import wire
-
-        return wire.dumps(self.to_dict(), indent=indent)
+        return dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Read the JSON wire form; errors name the offending field."""
-        from cupel import wire
-
-        value: Self = getattr(wire, f"{cls._wire}_from_dict")(data)
+        value: Self = _CODECS[cls._wire][1](cls, data, cls._wire)
         return value
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
         return cls.from_dict(json.loads(text))
+
+
+def dumps(data: Any, *, indent: int | None = None) -> str:
+    """``json.dumps`` with a clear error for metadata values JSON cannot represent."""
+    try:
+        return json.dumps(data, indent=indent, ensure_ascii=False)
+    except TypeError as error:
+        raise CupelTypeError(f"value cannot be written as JSON: {error}") from None
+
+
+# spec name -> (python name, accepted aliases)
+_ITEM_KEYS = {
+    "content": "content",
+    "tokens": "tokens",
+    "kind": "kind",
+    "source": "source",
+    "priority": "priority",
+    "tags": "tags",
+    "metadata": "metadata",
+    "timestamp": "timestamp",
+    "futureRelevanceHint": "future_relevance_hint",
+    "future_relevance_hint": "future_relevance_hint",
+    "pinned": "pinned",
+    "originalTokens": "original_tokens",
+    "original_tokens": "original_tokens",
+}
+_BUDGET_KEYS = {
+    "maxTokens": "max_tokens",
+    "max_tokens": "max_tokens",
+    "targetTokens": "target_tokens",
+    "target_tokens": "target_tokens",
+    "outputReserve": "output_reserve",
+    "output_reserve": "output_reserve",
+    "reservedSlots": "reserved_slots",
+    "reserved_slots": "reserved_slots",
+    "estimationSafetyMarginPercent": "estimation_safety_margin_percent",
+    "estimation_safety_margin_percent": "estimation_safety_margin_percent",
+}
+
+
+def fail(path: str, message: str, *, type_error: bool = False) -> CupelError:
+    cls = CupelTypeError if type_error else InvalidConfigurationError
+    return cls(f"{path}: {message}" if path else message)
+
+
+def require_mapping(data: object, path: str, what: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise fail(path, f"{what} must be a JSON object, got {type(data).__name__}", type_error=True)
+    return data
+
+
+def _translate(data: Mapping[str, Any], keys: Mapping[str, str], path: str, what: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        name = keys.get(key)
+        if name is None:
+            continue  # unknown keys are ignored for forward compatibility
+        if name in values:
+            raise fail(path, f"{what} gives {name!r} twice (as {key!r} and another spelling)")
+        values[name] = value
+    return values
+
+
+def _parse_timestamp(value: object, path: str) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise fail(path, f"timestamp must be an ISO 8601 string, got {value!r}", type_error=True)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise fail(path, f"timestamp is not ISO 8601: {value!r}") from None
+    if parsed.utcoffset() is None:
+        raise fail(path, f"timestamp must carry a UTC offset (e.g. 'Z' or '+00:00'), got {value!r}")
+    return parsed
+
+
+def item_to_dict(item: Any) -> dict[str, Any]:
+    """An item as a JSON object with the spec's field names; defaults are omitted."""
+    data: dict[str, Any] = {
+        "content": item.content,
+        "tokens": item.tokens,
+        "kind": str(item.kind),
+        "source": str(item.source),
+    }
+    if item.priority is not None:
+        data["priority"] = item.priority
+    if item.tags:
+        data["tags"] = list(item.tags)
+    if item.metadata:
+        data["metadata"] = dict(item.metadata)
+    if item.timestamp is not None:
+        data["timestamp"] = item.timestamp.isoformat()
+    if item.future_relevance_hint is not None:
+        data["futureRelevanceHint"] = item.future_relevance_hint
+    if item.pinned:
+        data["pinned"] = True
+    if item.original_tokens is not None:
+        data["originalTokens"] = item.original_tokens
+    return data
+
+
+def item_from_dict(cls: Callable[..., T], data: object, path: str = "item") -> T:
+    """Read an item; both ``futureRelevanceHint`` and ``future_relevance_hint`` spellings work."""
+    values = _translate(require_mapping(data, path, "an item"), _ITEM_KEYS, path, "the item")
+    for required in ("content", "tokens"):
+        if required not in values:
+            raise fail(path, f"missing required field {required!r}")
+    values["timestamp"] = _parse_timestamp(values.get("timestamp"), f"{path}.timestamp")
+    if values.get("tags") is None:
+        values.pop("tags", None)
+    for optional in ("kind", "source", "pinned"):
+        if optional in values and values[optional] is None:
+            del values[optional]
+    content = values.pop("content")
+    tokens = values.pop("tokens")
+    try:
+        return cls(content, tokens, **values)
+    except CupelError as error:
+        raise fail(path, _strip_owner(str(error)), type_error=isinstance(error, TypeError)) from None
+
+
+def _strip_owner(message: str) -> str:
+    # "ContextItem.tokens must be an int" reads better as "tokens must be an int" after a path prefix.
+    for owner in ("ContextItem.", "ContextBudget."):
+        if message.startswith(owner):
+            return message[len(owner) :]
+    return message
+
+
+def budget_to_dict(budget: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"maxTokens": budget.max_tokens, "targetTokens": budget.target_tokens}
+    if budget.output_reserve:
+        data["outputReserve"] = budget.output_reserve
+    if budget.reserved_slots:
+        data["reservedSlots"] = {str(kind): count for kind, count in budget.reserved_slots.items()}
+    if budget.estimation_safety_margin_percent:
+        data["estimationSafetyMarginPercent"] = budget.estimation_safety_margin_percent
+    return data
+
+
+def budget_from_dict(cls: Callable[..., T], data: object, path: str = "budget") -> T:
+    values = _translate(require_mapping(data, path, "a budget"), _BUDGET_KEYS, path, "the budget")
+    if "max_tokens" not in values:
+        raise fail(path, "missing required field 'maxTokens'")
+    max_tokens = values.pop("max_tokens")
+    target = values.pop("target_tokens", max_tokens)
+    try:
+        return cls(max_tokens, target, **values)
+    except CupelError as error:
+        raise fail(path, _strip_owner(str(error)), type_error=isinstance(error, TypeError)) from None
+
+
+register_codec("item", item_to_dict, item_from_dict)
+register_codec("budget", budget_to_dict, budget_from_dict)

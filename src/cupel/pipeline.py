@@ -6,14 +6,17 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
-from cupel import _numeric
+from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
+from cupel._prepared import Prepared, check_pinned_budget, checked_items
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
     Deduplicated,
@@ -35,14 +38,10 @@ from cupel.errors import (
     BudgetOverflowError,
     CupelError,
     CupelTypeError,
-    PinnedItemsExceedBudgetError,
 )
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
-
-if TYPE_CHECKING:
-    from cupel.policy.policy import Policy
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -109,6 +108,15 @@ class _Tracer:
             self.observer.on_included(item, score, reason)
 
 
+@runtime_checkable
+class PipelineSource(Protocol):
+    """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
+
+    def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
+        """A pipeline configured as this object says."""
+        ...
+
+
 class Pipeline:
     """A configured context-selection pipeline (spec: Pipeline).
 
@@ -172,7 +180,7 @@ class Pipeline:
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
-        items = _checked_items(items)
+        items = checked_items(items)
         if tracer is not None:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
@@ -189,7 +197,7 @@ class Pipeline:
 
     def _prepare(
         self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
-    ) -> _Prepared:
+    ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
         The pinned-budget check of Classify runs here when a budget is given.
@@ -208,7 +216,7 @@ class Pipeline:
             else:
                 scoreable.append(item)
         if budget is not None:
-            _check_pinned_budget(pinned_tokens, budget)
+            check_pinned_budget(pinned_tokens, budget)
         if tracer is not None:
             tracer.finish(PipelineStage.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
@@ -240,11 +248,9 @@ class Pipeline:
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
             order = sorted(survivors, key=scores.__getitem__, reverse=True)
-        return _Prepared(pinned, pinned_tokens, scoreable, scores, order)
+        return Prepared(pinned, pinned_tokens, scoreable, scores, order)
 
-    def _select(
-        self, prepared: _Prepared, budget: ContextBudget, tracer: _Tracer | None
-    ) -> list[ContextItem]:
+    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
         pinned = prepared.pinned
 
@@ -286,7 +292,7 @@ class Pipeline:
         return placed
 
     def _slice(
-        self, prepared: _Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
     ) -> tuple[list[ContextItem], list[float]]:
         """Stage 5 through the Slicer protocol: the selected items and their scores."""
         sorted_scored = prepared.sorted_scored
@@ -402,29 +408,31 @@ class Pipeline:
                 reason = InclusionReason.SCORED
             tracer.included(item, score, reason)
 
-    # Policies and budget simulation live in cupel.policy and cupel.analytics, which import this
-    # module; hence the imports inside the methods.
+    # Policies live in cupel.policy, which is built on this module: a policy builds its own pipeline
+    # (``policy.build_pipeline``), so this layer never imports that one.
 
     @classmethod
     def from_policy(
-        cls, policy: Policy, *, on_overflow: Callable[[OverflowEvent], None] | None = None
+        cls, policy: PipelineSource, *, on_overflow: Callable[[OverflowEvent], None] | None = None
     ) -> Pipeline:
         """A pipeline configured exactly as ``policy`` says (spec: Policy Sensitivity)."""
-        from cupel.policy.policy import Policy
-
-        if not isinstance(policy, Policy):
+        if not isinstance(policy, PipelineSource):
             raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
         return policy.build_pipeline(on_overflow=on_overflow)
 
     @property
-    def policy(self) -> Policy:
-        """This pipeline's configuration as a :class:`~cupel.policy.Policy` (``on_overflow`` aside)."""
-        from cupel.policy.policy import Policy
-
-        return Policy.from_pipeline(self)
+    def policy(self) -> Any:
+        """Deprecated: use ``Policy.from_pipeline(pipeline)``; this pipeline's configuration as a Policy."""
+        warnings.warn(
+            "Pipeline.policy is deprecated; use cupel.Policy.from_pipeline(pipeline)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        # Bound late, by name: the policy layer sits above this one (see docs/architecture.md).
+        return importlib.import_module("cupel.policy.policy").Policy.from_pipeline(self)
 
     def dry_run_with_policy(
-        self, items: Sequence[ContextItem], budget: ContextBudget, policy: Policy
+        self, items: Sequence[ContextItem], budget: ContextBudget, policy: PipelineSource
     ) -> SelectionReport:
         """``dry_run`` with ``policy`` in place of this pipeline's configuration (spec: DryRunWithPolicy).
 
@@ -437,85 +445,13 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, slack_tokens: int
     ) -> list[ContextItem]:
         """See :func:`cupel.analytics.get_marginal_items` (spec: Budget Simulation, GetMarginalItems)."""
-        from cupel.analytics.simulation import get_marginal_items
-
-        return get_marginal_items(self, items, budget, slack_tokens)
+        return _simulation.get_marginal_items(self, items, budget, slack_tokens)
 
     def find_min_budget_for(
         self, items: Sequence[ContextItem], target_item: ContextItem, search_ceiling: int
     ) -> int | None:
         """See :func:`cupel.analytics.find_min_budget_for` (spec: Budget Simulation, FindMinBudgetFor)."""
-        from cupel.analytics.simulation import find_min_budget_for
-
-        return find_min_budget_for(self, items, target_item, search_ceiling)
-
-
-class _Prepared:
-    """The budget-independent part of a run: pinned items and the candidates in score order.
-
-    ``order`` lists indices into ``scoreable``/``scores`` (score descending, index ascending);
-    ``sorted_scored`` and ``tokens`` are built on first use and kept for later budgets.
-    """
-
-    __slots__ = ("_sorted_scored", "_tokens", "order", "pinned", "pinned_tokens", "scoreable", "scores")
-
-    def __init__(
-        self,
-        pinned: list[ContextItem],
-        pinned_tokens: int,
-        scoreable: list[ContextItem],
-        scores: list[float],
-        order: list[int],
-    ) -> None:
-        self.pinned = pinned
-        self.pinned_tokens = pinned_tokens
-        self.scoreable = scoreable
-        self.scores = scores
-        self.order = order
-        self._sorted_scored: list[ScoredItem] | None = None
-        self._tokens: list[int] | None = None
-
-    @property
-    def sorted_scored(self) -> list[ScoredItem]:
-        if self._sorted_scored is None:
-            make = ScoredItem._make
-            scoreable = self.scoreable
-            scores = self.scores
-            self._sorted_scored = [make((scoreable[index], scores[index])) for index in self.order]
-        return self._sorted_scored
-
-    @property
-    def tokens(self) -> list[int]:
-        """Token counts of ``scoreable``, in input order."""
-        if self._tokens is None:
-            self._tokens = [item.tokens for item in self.scoreable]
-        return self._tokens
-
-
-def _check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
-    available = budget.max_tokens - budget.output_reserve
-    if pinned_tokens > available:
-        raise PinnedItemsExceedBudgetError(pinned_tokens, available)
-
-
-def _checked_items(items: object) -> Sequence[ContextItem]:
-    """The items as a sequence of ContextItem; anything else is a clear CupelTypeError."""
-    if isinstance(items, str | bytes):
-        raise CupelTypeError("items must be a sequence of ContextItem, not a string")
-    checked: Sequence[object]
-    if isinstance(items, Sequence):
-        checked = items
-    else:
-        try:
-            checked = list(items)  # type: ignore[call-overload]
-        except TypeError:
-            raise CupelTypeError(
-                f"items must be a sequence of ContextItem, got {type(items).__name__}"
-            ) from None
-    for index, item in enumerate(checked):
-        if not isinstance(item, ContextItem):
-            raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")
-    return checked  # type: ignore[return-value]  # every element was checked above
+        return _simulation.find_min_budget_for(self, items, target_item, search_ceiling)
 
 
 def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:

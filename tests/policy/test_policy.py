@@ -87,7 +87,7 @@ def test_build_pipeline_and_from_policy_agree() -> None:
         assert pipeline.deduplication is False
         assert pipeline.overflow_strategy is OverflowStrategy.PROCEED
         assert pipeline.on_overflow == events.append
-        assert pipeline.policy == policy
+        assert Policy.from_pipeline(pipeline) == policy
 
 
 def test_from_policy_rejects_other_values() -> None:
@@ -99,8 +99,15 @@ def test_from_policy_rejects_other_values() -> None:
 
 def test_pipeline_policy_round_trip() -> None:
     pipeline = Pipeline(ReflexiveScorer(), GreedySlice(), ChronologicalPlacer(), deduplication=False)
-    assert Pipeline.from_policy(pipeline.policy).policy == pipeline.policy
-    assert pipeline.policy == Policy.from_pipeline(pipeline)
+    policy = Policy.from_pipeline(pipeline)
+    assert Policy.from_pipeline(Pipeline.from_policy(policy)) == policy
+
+
+def test_pipeline_policy_property_is_deprecated_but_works() -> None:
+    pipeline = Pipeline(ReflexiveScorer(), GreedySlice(), ChronologicalPlacer(), deduplication=False)
+    with pytest.warns(DeprecationWarning, match=r"Policy\.from_pipeline"):
+        policy = pipeline.policy
+    assert policy == Policy.from_pipeline(pipeline)
 
 
 def test_dry_run_with_policy_uses_the_policy_not_the_pipeline() -> None:

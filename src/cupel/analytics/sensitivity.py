@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from cupel._prepared import checked_items
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
-from cupel.pipeline import Pipeline, _checked_items
+from cupel.pipeline import Pipeline
 from cupel.policy.policy import Policy
 
 __all__ = [
@@ -133,7 +134,7 @@ def policy_sensitivity_from_pipelines(
     checked = _check_variants(variants, Pipeline, "Pipeline")
     if not isinstance(budget, ContextBudget):
         raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
-    candidates = _checked_items(items)
+    candidates = checked_items(items)
     reports: list[tuple[str, SelectionReport]] = []
     for label, pipeline in checked:
         try:

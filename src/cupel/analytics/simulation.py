@@ -1,26 +1,18 @@
 """Budget simulation: marginal items and the minimum budget for an item (spec: Budget Simulation).
 
-Both functions answer "what would the pipeline select at another budget?" without changing the
-pipeline. Scores do not depend on the budget, so the budget-independent stages (Classify, Score,
-Deduplicate, Sort) run once per call and only Slice and Place run per probed budget. The result is
-what the spec's DRY-RUN-per-budget algorithm returns (``Pipeline.dry_run`` and ``Pipeline.run`` select
-the same items); the test suite checks this against a literal ``dry_run`` implementation.
+The algorithms live in :mod:`cupel._simulation`, below the pipeline, so that ``Pipeline`` can offer
+them as methods without importing this layer; these functions check their ``pipeline`` argument.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cupel.errors import (
-    BudgetOverflowError,
-    CupelTypeError,
-    InvalidConfigurationError,
-    MonotonicityError,
-    PinnedItemsExceedBudgetError,
-)
+from cupel import _simulation
+from cupel._simulation import MARGINAL_ITEMS_MONOTONICITY_MESSAGE, MIN_BUDGET_MONOTONICITY_MESSAGE
+from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
-from cupel.pipeline import Pipeline, _check_pinned_budget, _checked_items, _Prepared
-from cupel.slicers import is_count_quota_slicer, is_quota_slicer
+from cupel.pipeline import Pipeline
 
 __all__ = [
     "MARGINAL_ITEMS_MONOTONICITY_MESSAGE",
@@ -29,36 +21,11 @@ __all__ = [
     "get_marginal_items",
 ]
 
-#: The spec's exact message for GetMarginalItems on a QuotaSlice pipeline.
-MARGINAL_ITEMS_MONOTONICITY_MESSAGE = (
-    "GetMarginalItems requires monotonic item inclusion. QuotaSlice produces non-monotonic inclusion "
-    "as budget changes shift percentage allocations."
-)
-#: The spec's exact message for FindMinBudgetFor on a quota or count-quota pipeline.
-MIN_BUDGET_MONOTONICITY_MESSAGE = (
-    "FindMinBudgetFor requires monotonic item inclusion. QuotaSlice and CountQuotaSlice produce "
-    "non-monotonic inclusion as budget changes shift allocations. Use a GreedySlice or KnapsackSlice "
-    "inner slicer for budget simulation."
-)
-
 
 def _check_pipeline(pipeline: object) -> Pipeline:
     if not isinstance(pipeline, Pipeline):
         raise CupelTypeError(f"pipeline must be a Pipeline, got {type(pipeline).__name__}")
     return pipeline
-
-
-def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise CupelTypeError(f"{name} must be an int, got {value!r}")
-    return value
-
-
-def _selection(pipeline: Pipeline, prepared: _Prepared, budget: ContextBudget) -> list[ContextItem]:
-    """Stages 5-6 at ``budget`` over prepared candidates: what ``dry_run(items, budget)`` includes."""
-    # The pinned check belongs to Classify, which ran without a budget.
-    _check_pinned_budget(prepared.pinned_tokens, budget)
-    return pipeline._select(prepared, budget, None)
 
 
 def get_marginal_items(
@@ -74,34 +41,7 @@ def get_marginal_items(
     :class:`~cupel.errors.MonotonicityError` for QuotaSlice-like slicers. Errors of either run
     (e.g. :class:`~cupel.errors.PinnedItemsExceedBudgetError`) propagate.
     """
-    pipeline = _check_pipeline(pipeline)
-    if is_quota_slicer(pipeline.slicer):
-        raise MonotonicityError(MARGINAL_ITEMS_MONOTONICITY_MESSAGE)
-    if not isinstance(budget, ContextBudget):
-        raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
-    slack = _check_int("slack_tokens", slack_tokens)
-    if slack < 0:
-        raise InvalidConfigurationError(f"slack_tokens must be >= 0, got {slack}")
-    if slack > budget.target_tokens:
-        raise InvalidConfigurationError(
-            f"slack_tokens must be <= budget.target_tokens ({budget.target_tokens}), got {slack}"
-        )
-    room = budget.max_tokens - budget.output_reserve
-    if slack > room:
-        raise InvalidConfigurationError(
-            f"slack_tokens must be <= budget.max_tokens - budget.output_reserve ({room}), got {slack}"
-        )
-    reduced = ContextBudget(
-        budget.max_tokens - slack,
-        budget.target_tokens - slack,
-        output_reserve=budget.output_reserve,
-        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
-        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
-    )
-    prepared = pipeline._prepare(_checked_items(items), None, None)
-    primary = _selection(pipeline, prepared, budget)
-    margin = {id(item) for item in _selection(pipeline, prepared, reduced)}
-    return [item for item in primary if id(item) not in margin]
+    return _simulation.get_marginal_items(_check_pipeline(pipeline), items, budget, slack_tokens)
 
 
 def find_min_budget_for(
@@ -123,44 +63,4 @@ def find_min_budget_for(
     search assumes monotonic inclusion; where a slicer is not monotonic for the given items the
     result is the budget the search confirms, not necessarily the smallest one.
     """
-    pipeline = _check_pipeline(pipeline)
-    if is_quota_slicer(pipeline.slicer) or is_count_quota_slicer(pipeline.slicer):
-        raise MonotonicityError(MIN_BUDGET_MONOTONICITY_MESSAGE)
-    checked = _checked_items(items)
-    if not isinstance(target_item, ContextItem):
-        raise CupelTypeError(f"target_item must be a ContextItem, got {type(target_item).__name__}")
-    ceiling = _check_int("search_ceiling", search_ceiling)
-    if not any(item is target_item for item in checked):
-        raise InvalidConfigurationError("target_item must be an element of items")
-    if ceiling < target_item.tokens:
-        raise InvalidConfigurationError(
-            f"search_ceiling must be >= target_item.tokens ({target_item.tokens}), got {ceiling}"
-        )
-
-    prepared = pipeline._prepare(checked, None, None)
-    if not _is_candidate(prepared, target_item):
-        # Excluded at Classify (negative tokens) or Deduplicate: no budget can include it.
-        return None
-
-    def included_at(budget_tokens: int) -> bool:
-        try:
-            selection = _selection(pipeline, prepared, ContextBudget(budget_tokens, budget_tokens))
-        except (PinnedItemsExceedBudgetError, BudgetOverflowError):
-            return False
-        return any(item is target_item for item in selection)
-
-    low = target_item.tokens - 1  # exclusive: never probed
-    high = ceiling
-    while high - low > 1:
-        mid = low + (high - low) // 2
-        if included_at(mid):
-            high = mid
-        else:
-            low = mid
-    return high if included_at(high) else None
-
-
-def _is_candidate(prepared: _Prepared, target: ContextItem) -> bool:
-    return any(item is target for item in prepared.pinned) or any(
-        entry.item is target for entry in prepared.sorted_scored
-    )
+    return _simulation.find_min_budget_for(_check_pipeline(pipeline), items, target_item, search_ceiling)

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
-from cupel._wire_format import WireFormat
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.trace import TraceEvent
-from cupel.model import ContextItem
-
-if TYPE_CHECKING:
-    from cupel.slicers._base import CountRequirementShortfall
+from cupel._wire_format import WireFormat, fail, item_from_dict, item_to_dict, register_codec, require_mapping
+from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, event_from_dict, event_to_dict
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
+from cupel.model import ContextItem, ContextKind
 
 __all__ = ["ExcludedItem", "IncludedItem", "SelectionReport"]
 
@@ -58,3 +55,77 @@ class SelectionReport(WireFormat):
     def included_tokens(self) -> int:
         """Total tokens of the included items."""
         return sum(entry.item.tokens for entry in self.included)
+
+
+def _entry_to_dict(item: ContextItem, score: float, reason: dict[str, Any]) -> dict[str, Any]:
+    return {"item": item_to_dict(item), "score": score, "reason": reason}
+
+
+def report_to_dict(report: SelectionReport) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "events": [event_to_dict(event) for event in report.events],
+        "included": [_entry_to_dict(e.item, e.score, e.reason.to_dict()) for e in report.included],
+        "excluded": [_entry_to_dict(e.item, e.score, e.reason.to_dict()) for e in report.excluded],
+        "total_candidates": report.total_candidates,
+        "total_tokens_considered": report.total_tokens_considered,
+    }
+    if report.count_requirement_shortfalls:
+        data["count_requirement_shortfalls"] = [
+            {
+                "kind": str(shortfall.kind),
+                "required_count": shortfall.required_count,
+                "satisfied_count": shortfall.satisfied_count,
+            }
+            for shortfall in report.count_requirement_shortfalls
+        ]
+    return data
+
+
+def report_from_dict(data: object, path: str = "report") -> SelectionReport:
+    mapping = require_mapping(data, path, "a report")
+    try:
+        events = tuple(
+            event_from_dict(event, f"{path}.events[{n}]") for n, event in enumerate(mapping["events"])
+        )
+        included = []
+        for n, entry in enumerate(mapping["included"]):
+            where = f"{path}.included[{n}]"
+            entry = require_mapping(entry, where, "an included item")
+            included.append(
+                IncludedItem(
+                    item_from_dict(ContextItem, entry["item"], f"{where}.item"),
+                    float(entry["score"]),
+                    InclusionReason.from_dict(entry["reason"]),
+                )
+            )
+        excluded = []
+        for n, entry in enumerate(mapping["excluded"]):
+            where = f"{path}.excluded[{n}]"
+            entry = require_mapping(entry, where, "an excluded item")
+            reason: ExclusionReason = exclusion_reason_from_dict(entry["reason"])
+            excluded.append(
+                ExcludedItem(
+                    item_from_dict(ContextItem, entry["item"], f"{where}.item"), float(entry["score"]), reason
+                )
+            )
+        shortfalls = tuple(
+            CountRequirementShortfall(
+                ContextKind(raw["kind"]), int(raw["required_count"]), int(raw["satisfied_count"])
+            )
+            for raw in mapping.get("count_requirement_shortfalls", ())
+        )
+        return SelectionReport(
+            events=events,
+            included=tuple(included),
+            excluded=tuple(excluded),
+            total_candidates=int(mapping["total_candidates"]),
+            total_tokens_considered=int(mapping["total_tokens_considered"]),
+            count_requirement_shortfalls=shortfalls,
+        )
+    except KeyError as missing:
+        raise fail(path, f"missing required field {missing.args[0]!r}") from None
+
+
+register_codec(
+    "report", lambda report: report_to_dict(report), lambda _cls, data, path: report_from_dict(data, path)
+)

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+from enum import IntEnum
+from typing import Protocol, runtime_checkable
 
-from cupel._wire_format import WireFormat
+from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
-
-if TYPE_CHECKING:
-    from cupel.diagnostics.report import SelectionReport
-    from cupel.slicers._base import CountRequirementShortfall
 
 __all__ = [
     "DiagnosticTraceCollector",
@@ -28,52 +24,11 @@ __all__ = [
 ]
 
 
-class PipelineStage(StrEnum):
-    """The five observable stages (Sort has no diagnostic boundary)."""
-
-    CLASSIFY = "Classify"
-    SCORE = "Score"
-    DEDUPLICATE = "Deduplicate"
-    SLICE = "Slice"
-    PLACE = "Place"
-
-
 class TraceDetailLevel(IntEnum):
     """How much a :class:`DiagnosticTraceCollector` keeps: STAGE < ITEM."""
 
     STAGE = 0
     ITEM = 1
-
-
-@dataclass(frozen=True, slots=True)
-class TraceEvent(WireFormat):
-    """One observation: a stage's duration and output count, or one item's decision.
-
-    ``stage`` is a :class:`PipelineStage`, or a plain string for a stage read from JSON that this
-    version does not know. Item-level events have ``duration_ms == 0.0`` and ``item_count == 1``.
-    """
-
-    _wire: ClassVar[str] = "event"
-    stage: PipelineStage | str
-    duration_ms: float
-    item_count: int
-    message: str | None = None
-
-    def __post_init__(self) -> None:
-        if isinstance(self.duration_ms, bool) or not isinstance(self.duration_ms, int | float):
-            raise CupelTypeError(f"TraceEvent.duration_ms must be a float, got {self.duration_ms!r}")
-        if isinstance(self.item_count, bool) or not isinstance(self.item_count, int):
-            raise CupelTypeError(f"TraceEvent.item_count must be an int, got {self.item_count!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class OverflowEvent(WireFormat):
-    """Produced only under OverflowStrategy.PROCEED when the merged selection exceeds the target."""
-
-    _wire: ClassVar[str] = "overflow"
-    tokens_over_budget: int
-    overflowing_items: tuple[ContextItem, ...]
-    budget: ContextBudget
 
 
 @runtime_checkable
@@ -225,8 +180,6 @@ class DiagnosticTraceCollector:
 
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""
-        from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
-
         # Stable sort: equal scores keep the order in which items were excluded.
         excluded = sorted(self._excluded, key=lambda entry: entry[1], reverse=True)
         return SelectionReport(

@@ -26,13 +26,10 @@ from cupel.model import OverflowStrategy
 from cupel.policy._toml_writer import toml_dumps
 from cupel.policy._values import _boolean, _check_keys, _construct, _integer, _show, _string, _table
 from cupel.policy.errors import PolicyFileError
-from cupel.policy.policy import Policy
+from cupel.policy.policy import FORMAT_VERSION, Policy, policy_to_dict
 from cupel.policy.presets import UnknownPresetError, get_preset, preset_names
 from cupel.policy.registry import (
     _PLACERS,
-    _dump_placer,
-    _dump_scorers,
-    _dump_slicer,
     _read_component,
     _read_scorers,
     _read_slicer,
@@ -53,9 +50,6 @@ __all__ = [
     "policy_to_dict",
     "save_policy",
 ]
-
-#: The policy file format version this module reads and writes.
-FORMAT_VERSION = 1
 
 PolicyFormat = Literal["toml", "json"]
 
@@ -147,25 +141,6 @@ def policy_from_dict(data: Mapping[str, Any], *, time_provider: TimeProvider | N
             known = ", ".join(_show(strategy.value) for strategy in OverflowStrategy)
             raise PolicyFileError("overflow_strategy", f"must be one of {known}, got {_show(text)}") from None
     return _construct("", Policy, scorer, slicer, placer, deduplication, overflow)
-
-
-def policy_to_dict(policy: Policy) -> dict[str, Any]:
-    """The canonical policy document for ``policy``: plain values, keys in a fixed order.
-
-    ``extends`` is never written (the result is self-contained) and a DecayScorer's clock is not part
-    of the document. Raises :class:`~cupel.errors.CupelTypeError` for a component that is neither
-    built in nor registered with a ``to_config``.
-    """
-    if not isinstance(policy, Policy):
-        raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
-    return {
-        "version": FORMAT_VERSION,
-        "scorers": _dump_scorers(policy.scorer),
-        "slicer": _dump_slicer(policy.slicer),
-        "placer": _dump_placer(policy.placer),
-        "deduplication": policy.deduplication,
-        "overflow_strategy": policy.overflow_strategy.value,
-    }
 
 
 # --- TOML and JSON text ---------------------------------------------------------------------------

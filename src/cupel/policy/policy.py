@@ -19,9 +19,13 @@ from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
+from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
 from cupel.protocols import Placer, Scorer, Slicer
 
-__all__ = ["Policy"]
+__all__ = ["FORMAT_VERSION", "Policy", "policy_to_dict"]
+
+#: The policy file format version this package reads and writes.
+FORMAT_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,23 @@ class Policy:
 
     def to_dict(self) -> dict[str, Any]:
         """The policy-file form (see :func:`cupel.policy.policy_to_dict`)."""
-        from cupel.policy.files import policy_to_dict
-
         return policy_to_dict(self)
+
+
+def policy_to_dict(policy: Policy) -> dict[str, Any]:
+    """The canonical policy document for ``policy``: plain values, keys in a fixed order.
+
+    ``extends`` is never written (the result is self-contained) and a DecayScorer's clock is not part
+    of the document. Raises :class:`~cupel.errors.CupelTypeError` for a component that is neither
+    built in nor registered with a ``to_config``.
+    """
+    if not isinstance(policy, Policy):
+        raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
+    return {
+        "version": FORMAT_VERSION,
+        "scorers": _dump_scorers(policy.scorer),
+        "slicer": _dump_slicer(policy.slicer),
+        "placer": _dump_placer(policy.placer),
+        "deduplication": policy.deduplication,
+        "overflow_strategy": policy.overflow_strategy.value,
+    }

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from cupel.diagnostics.events import CountRequirementShortfall
 from cupel.diagnostics.reasons import ExclusionReason
-from cupel.model import ContextBudget, ContextItem, ContextKind, ScoredItem
+from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.protocols import Slicer
 
 __all__ = [
@@ -17,15 +18,6 @@ __all__ = [
     "is_count_quota_slicer",
     "is_quota_slicer",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class CountRequirementShortfall:
-    """A kind whose candidates could not meet its ``require_count`` (spec: Scarcity Reporting)."""
-
-    kind: ContextKind
-    required_count: int
-    satisfied_count: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,11 @@ from cupel.tokens.base import (
     TokenCounter,
     TokenCounterBase,
     count_texts,
-    resolve_counter,
 )
 from cupel.tokens.heuristic import HeuristicCounter
 from cupel.tokens.huggingface import HuggingFaceCounter
 from cupel.tokens.items import count_distinct, count_items, items_from_texts
+from cupel.tokens.resolve import resolve_counter
 from cupel.tokens.tiktoken import ENCODINGS, TiktokenCounter, encoding_for_model
 
 __all__ = [

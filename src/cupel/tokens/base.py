@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 
@@ -15,7 +15,6 @@ __all__ = [
     "TokenCounter",
     "TokenCounterBase",
     "count_texts",
-    "resolve_counter",
 ]
 
 
@@ -67,36 +66,6 @@ class FunctionCounter(TokenCounterBase):
         if not isinstance(text, str):
             raise CupelTypeError(f"FunctionCounter.count needs a str, got {type(text).__name__}")
         return self.function(text)
-
-
-@dataclass(frozen=True, slots=True)
-class _CountOnly(TokenCounterBase):
-    """Gives an object that has ``count`` but no ``count_many`` the batch form."""
-
-    inner: Any
-
-    def count(self, text: str) -> int:
-        result: int = self.inner.count(text)
-        return result
-
-
-def resolve_counter(counter: CounterLike | None) -> TokenCounter:
-    """Turn a ``counter`` argument into a :class:`TokenCounter`; ``None`` is ``HeuristicCounter()``."""
-    if counter is None:
-        from cupel.tokens.heuristic import HeuristicCounter
-
-        return HeuristicCounter()
-    has_count = callable(getattr(counter, "count", None))
-    if has_count and callable(getattr(counter, "count_many", None)):
-        return counter  # type: ignore[return-value]
-    if has_count:
-        return _CountOnly(counter)
-    if callable(counter):
-        return FunctionCounter(counter)
-    raise CupelTypeError(
-        "counter must be a TokenCounter (with count() and count_many()) or a str -> int function, "
-        f"got {counter!r}"
-    )
 
 
 def count_texts(counter: TokenCounter, texts: Sequence[str]) -> list[int]:

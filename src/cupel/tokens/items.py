@@ -7,7 +7,8 @@ from typing import Any
 
 from cupel.errors import CupelTypeError
 from cupel.model import ContextItem
-from cupel.tokens.base import CounterLike, count_texts, resolve_counter
+from cupel.tokens.base import CounterLike, count_texts
+from cupel.tokens.resolve import resolve_counter
 
 __all__ = ["count_distinct", "count_items", "items_from_texts"]
 
