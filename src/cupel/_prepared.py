@@ -7,6 +7,7 @@ budgets over one prepared candidate list.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 
 from cupel.errors import CupelTypeError, PinnedItemsExceedBudgetError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
@@ -18,7 +19,7 @@ class Prepared:
     """The budget-independent part of a run: pinned items and the candidates in score order.
 
     ``order`` lists indices into ``scoreable``/``scores`` (score descending, index ascending);
-    ``sorted_scored`` and ``tokens`` are built on first use and kept for later budgets.
+    ``sorted_scored`` and ``tokens`` are built on first use (unless given) and kept for later budgets.
     """
 
     __slots__ = ("_sorted_scored", "_tokens", "order", "pinned", "pinned_tokens", "scoreable", "scores")
@@ -30,6 +31,7 @@ class Prepared:
         scoreable: list[ContextItem],
         scores: list[float],
         order: list[int],
+        tokens: list[int] | None = None,
     ) -> None:
         self.pinned = pinned
         self.pinned_tokens = pinned_tokens
@@ -37,7 +39,7 @@ class Prepared:
         self.scores = scores
         self.order = order
         self._sorted_scored: list[ScoredItem] | None = None
-        self._tokens: list[int] | None = None
+        self._tokens = tokens
 
     @property
     def sorted_scored(self) -> list[ScoredItem]:
@@ -76,6 +78,8 @@ def checked_items(items: object) -> Sequence[ContextItem]:
             raise CupelTypeError(
                 f"items must be a sequence of ContextItem, got {type(items).__name__}"
             ) from None
+    if all(map(isinstance, checked, repeat(ContextItem))):
+        return checked  # type: ignore[return-value]  # every element was checked
     for index, item in enumerate(checked):
         if not isinstance(item, ContextItem):
             raise CupelTypeError(f"items[{index}] must be a ContextItem, got {item!r}")

@@ -12,6 +12,8 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import attrgetter, eq, not_
 from typing import Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
@@ -46,6 +48,11 @@ from cupel.scorers._base import score_items
 __all__ = ["Pipeline", "compute_effective_budget"]
 
 PINNED_SCORE = 1.0
+
+
+_TOKENS = attrgetter("tokens")
+_PINNED = attrgetter("pinned")
+_CONTENT = attrgetter("content")
 
 
 def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> ContextBudget:
@@ -206,15 +213,20 @@ class Pipeline:
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
         pinned_tokens = 0
-        for item in items:
-            if item.tokens < 0:
-                if tracer is not None:
-                    tracer.excluded(PipelineStage.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
-            elif item.pinned:
-                pinned.append(item)
-                pinned_tokens += item.tokens
-            else:
-                scoreable.append(item)
+        tokens: list[int] | None = list(map(_TOKENS, items))
+        if (not tokens or min(tokens) >= 0) and not any(map(_PINNED, items)):
+            scoreable = list(items)  # the common case, decided by C-level passes
+        else:
+            tokens = None
+            for item in items:
+                if item.tokens < 0:
+                    if tracer is not None:
+                        tracer.excluded(PipelineStage.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
+                elif item.pinned:
+                    pinned.append(item)
+                    pinned_tokens += item.tokens
+                else:
+                    scoreable.append(item)
         if budget is not None:
             check_pinned_budget(pinned_tokens, budget)
         if tracer is not None:
@@ -227,18 +239,7 @@ class Pipeline:
 
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
-            best: dict[str, int] = {}
-            for index, item in enumerate(scoreable):
-                kept = best.get(item.content)
-                if kept is None or scores[index] > scores[kept]:
-                    best[item.content] = index
-            survivors = [index for index, item in enumerate(scoreable) if best[item.content] == index]
-            if tracer is not None and len(survivors) < len(scoreable):
-                for index, item in enumerate(scoreable):
-                    kept = best[item.content]
-                    if kept != index:
-                        reason = Deduplicated(scoreable[kept].content)
-                        tracer.excluded(PipelineStage.DEDUPLICATE, item, scores[index], reason)
+            survivors = _deduplicate(scoreable, scores, tracer)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
@@ -248,7 +249,7 @@ class Pipeline:
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
             order = sorted(survivors, key=scores.__getitem__, reverse=True)
-        return Prepared(pinned, pinned_tokens, scoreable, scores, order)
+        return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
 
     def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
@@ -263,15 +264,15 @@ class Pipeline:
             scoreable = prepared.scoreable
             scores = prepared.scores
             chosen = slice_indices(prepared.order, prepared.tokens, scores, effective)
-            sliced = [scoreable[index] for index in chosen]
-            sliced_scores = [scores[index] for index in chosen]
+            sliced = list(map(scoreable.__getitem__, chosen))
+            sliced_scores = list(map(scores.__getitem__, chosen))
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
         # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
         items = pinned + sliced
         item_scores = [PINNED_SCORE] * len(pinned) + sliced_scores
-        merged_tokens = sum(item.tokens for item in items)
+        merged_tokens = sum(map(_TOKENS, items))
         entering_place = len(items)
         if merged_tokens > budget.target_tokens:
             merged = [ScoredItem(item, score) for item, score in zip(items, item_scores, strict=True)]
@@ -457,3 +458,34 @@ class Pipeline:
 def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
     """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
     return max(pinned, key=lambda item: item.tokens)
+
+
+def _deduplicate(scoreable: list[ContextItem], scores: list[float], tracer: _Tracer | None) -> list[int]:
+    """Stage 3's survivors, ascending: per byte-exact content the highest score, then the lowest index.
+
+    Contents that occur once are found by C-level dictionary passes; only repeated ones are compared
+    in Python. The tracer hears of each dropped item in index order.
+    """
+    contents = list(map(_CONTENT, scoreable))
+    count = len(contents)
+    last = dict(zip(contents, range(count), strict=True))
+    if len(last) == count:
+        return list(range(count))
+    first = dict(zip(reversed(contents), range(count - 1, -1, -1), strict=True))
+    unique = list(map(eq, map(first.__getitem__, contents), map(last.__getitem__, contents)))
+    repeated = list(compress(range(count), map(not_, unique)))
+    best: dict[str, int] = {}
+    for index in repeated:
+        content = contents[index]
+        kept = best.get(content)
+        if kept is None or scores[index] > scores[kept]:
+            best[content] = index
+    for index in best.values():
+        unique[index] = True
+    if tracer is not None:
+        for index in repeated:
+            kept = best[contents[index]]
+            if kept != index:
+                reason = Deduplicated(scoreable[kept].content)
+                tracer.excluded(PipelineStage.DEDUPLICATE, scoreable[index], scores[index], reason)
+    return list(compress(range(count), unique))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from cupel._kinds import per_kind
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ascii_fold
 from cupel.scorers._base import ScorerBase, check_weight
@@ -57,7 +58,7 @@ class KindScorer(ScorerBase):
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
         lookup = self._by_folded_kind.get
-        return [lookup(ascii_fold(item.kind), 0.0) for item in items]
+        return per_kind(items, lambda kind: lookup(ascii_fold(kind), 0.0))
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:
