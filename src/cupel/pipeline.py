@@ -12,8 +12,8 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import compress
-from operator import attrgetter, eq, not_
+from itertools import compress, repeat
+from operator import attrgetter, gt, not_
 from typing import Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
@@ -463,17 +463,16 @@ def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
 def _deduplicate(scoreable: list[ContextItem], scores: list[float], tracer: _Tracer | None) -> list[int]:
     """Stage 3's survivors, ascending: per byte-exact content the highest score, then the lowest index.
 
-    Contents that occur once are found by C-level dictionary passes; only repeated ones are compared
+    Contents that occur once are found by C-level counting passes; only repeated ones are compared
     in Python. The tracer hears of each dropped item in index order.
     """
     contents = list(map(_CONTENT, scoreable))
     count = len(contents)
-    last = dict(zip(contents, range(count), strict=True))
-    if len(last) == count:
+    occurrences = Counter(contents)
+    if len(occurrences) == count:
         return list(range(count))
-    first = dict(zip(reversed(contents), range(count - 1, -1, -1), strict=True))
-    unique = list(map(eq, map(first.__getitem__, contents), map(last.__getitem__, contents)))
-    repeated = list(compress(range(count), map(not_, unique)))
+    dropped = list(map(gt, map(occurrences.__getitem__, contents), repeat(1)))
+    repeated = list(compress(range(count), dropped))
     best: dict[str, int] = {}
     for index in repeated:
         content = contents[index]
@@ -481,11 +480,11 @@ def _deduplicate(scoreable: list[ContextItem], scores: list[float], tracer: _Tra
         if kept is None or scores[index] > scores[kept]:
             best[content] = index
     for index in best.values():
-        unique[index] = True
+        dropped[index] = False
     if tracer is not None:
         for index in repeated:
             kept = best[contents[index]]
             if kept != index:
                 reason = Deduplicated(scoreable[kept].content)
                 tracer.excluded(PipelineStage.DEDUPLICATE, scoreable[index], scores[index], reason)
-    return list(compress(range(count), unique))
+    return list(compress(range(count), map(not_, dropped)))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from types import MappingProxyType
 
-from cupel._kinds import per_kind
+from cupel._kinds import folded_kinds
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ascii_fold
 from cupel.scorers._base import ScorerBase, check_weight
@@ -57,8 +58,7 @@ class KindScorer(ScorerBase):
         return self._by_folded_kind.get(ascii_fold(item.kind), 0.0)
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        lookup = self._by_folded_kind.get
-        return per_kind(items, lambda kind: lookup(ascii_fold(kind), 0.0))
+        return list(map(self._by_folded_kind.get, folded_kinds(items), repeat(0.0)))
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:
