@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import attrgetter, is_not
+from operator import is_not
 
 from cupel import _numeric
 from cupel.model import ContextItem, ScoredItem
-
-_TIMESTAMP_US = attrgetter("_timestamp_us")
 
 
 class ChronologicalPlacer:
@@ -22,7 +20,7 @@ class ChronologicalPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
-        keys = list(map(_TIMESTAMP_US, items))
+        keys = [item._timestamp_us for item in items]
         timestamped = list(compress(range(len(keys)), map(is_not, keys, repeat(None))))
         stamps = keys if len(timestamped) == len(keys) else [0 if key is None else key for key in keys]
         fast = _numeric.stable_order(stamps, timestamped)

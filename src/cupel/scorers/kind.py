@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import repeat
 from types import MappingProxyType
 
-from cupel._kinds import folded_kinds
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ascii_fold
 from cupel.scorers._base import ScorerBase, check_weight
@@ -58,7 +56,8 @@ class KindScorer(ScorerBase):
         return self._by_folded_kind.get(ascii_fold(item.kind), 0.0)
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        return list(map(self._by_folded_kind.get, folded_kinds(items), repeat(0.0)))
+        lookup = self._by_folded_kind.get
+        return [lookup(ascii_fold(item.kind), 0.0) for item in items]
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:

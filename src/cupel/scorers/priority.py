@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from cupel.model import ContextItem
 from cupel.scorers._base import ScorerBase, rank_score, rank_scores
-
-_PRIORITY = attrgetter("priority")
 
 
 class PriorityScorer(ScorerBase):
@@ -23,7 +20,7 @@ class PriorityScorer(ScorerBase):
         return rank_score(item.priority, [other.priority for other in all_items])
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        return rank_scores(list(map(_PRIORITY, items)))
+        return rank_scores([item.priority for item in items])
 
     def __repr__(self) -> str:
         return "PriorityScorer()"
