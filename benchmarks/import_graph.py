@@ -19,7 +19,7 @@ PACKAGE = "cupel"
 
 # Lowest layer first; a module may import only from its own layer or below (see docs/architecture.md).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("cupel.errors", "cupel._numeric"),
+    ("cupel.errors", "cupel._numeric", "cupel._score_order"),
     ("cupel._wire_format",),
     ("cupel.model",),
     ("cupel.diagnostics",),

@@ -127,7 +127,7 @@ class TestOverflow:
         assert [i.content for i in events[0].overflowing_items] == ["pin"]
         assert events[0].budget == ContextBudget(100, 50)
 
-    def test_truncate_drops_from_the_tail_and_keeps_pinned(self) -> None:
+    def test_truncate_drops_the_lowest_scored_first_and_keeps_pinned(self) -> None:
         class Overshoot:
             """A custom slicer that ignores the budget, to exercise truncation."""
 
@@ -144,11 +144,12 @@ class TestOverflow:
             PriorityScorer(), Overshoot(), ChronologicalPlacer(), overflow_strategy="truncate"
         )  # type: ignore[arg-type]
         out = pipeline.run(items, ContextBudget(200, 95))
-        # merged: pin(40), best(30), mid(30) -> 100 > 95 skip mid, low(20) -> 90 fits
-        assert [i.content for i in out] == ["pin", "best", "low"]
+        # merged 120 > 95: low goes (100), then mid (70); without the pinned 40 both would have fitted.
+        assert [i.content for i in out] == ["pin", "best"]
         report = pipeline.dry_run(items, ContextBudget(200, 95))
         excluded = {e.item.content: e.reason for e in report.excluded}
         assert excluded["mid"].to_dict() == {"reason": "PinnedOverride", "displaced_by": "pin"}
+        assert excluded["low"].to_dict() == {"reason": "PinnedOverride", "displaced_by": "pin"}
 
 
 class TestComponents:

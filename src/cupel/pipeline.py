@@ -19,13 +19,13 @@ from typing import Any, Protocol, runtime_checkable
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
+from cupel._score_order import descending_indices, sort_by_score
+from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
 from cupel.diagnostics.reasons import (
-    BudgetExceeded,
     Deduplicated,
     ExclusionReason,
     InclusionReason,
     NegativeTokens,
-    PinnedOverride,
 )
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
@@ -248,7 +248,7 @@ class Pipeline:
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
-            order = sorted(survivors, key=scores.__getitem__, reverse=True)
+            order = descending_indices(survivors, scores)
         return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
 
     def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
@@ -317,9 +317,16 @@ class Pipeline:
                 f"{type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
-            self._trace_slice_exclusions(
-                tracer, sorted_scored, sliced, slice_exclusions, budget, effective, prepared.pinned
-            )
+            if len(sliced) < len(sorted_scored):
+                attribution = SliceAttribution.build(
+                    effective.target_tokens,
+                    compute_effective_budget(budget, 0).target_tokens,
+                    prepared.pinned,
+                    sliced,
+                    sliced_scores,
+                    type(self.slicer).__name__,
+                )
+                _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
         return sliced, sliced_scores
 
@@ -342,57 +349,28 @@ class Pipeline:
             if tracer is not None and tracer.observer is not None:
                 tracer.observer.on_overflow(event)
             return merged
-        kept: list[ScoredItem] = []
-        current = 0
+        # Truncate: the lowest-scored non-pinned items go first (NaN lowest; among equal scores the
+        # one placed later), until the rest fits. Removing a zero-token item never helps.
+        candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
+        candidates.reverse()
+        removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
         pinned_tokens = sum(item.tokens for item in pinned)
-        for entry in merged:
+        total = merged_tokens
+        removed: set[int] = set()
+        for position in removal_order:
+            if total <= target:
+                break
+            entry = merged[position]
             tokens = entry.item.tokens
-            if entry.item.pinned or current + tokens <= target:
-                kept.append(entry)
-                current += tokens
-            elif tracer is not None:
-                available = target - current
-                reason: ExclusionReason
-                if pinned and tokens <= available + pinned_tokens:
-                    reason = PinnedOverride(_displacing_pinned(pinned).content)
-                else:
-                    reason = BudgetExceeded(tokens, available)
-                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
-        return kept
-
-    @staticmethod
-    def _trace_slice_exclusions(
-        tracer: _Tracer,
-        sorted_scored: list[ScoredItem],
-        sliced: list[ContextItem],
-        slice_exclusions: dict[int, ExclusionReason],
-        budget: ContextBudget,
-        effective: ContextBudget,
-        pinned: list[ContextItem],
-    ) -> None:
-        if len(sliced) == len(sorted_scored):
-            return
-        # A multiset: the same instance may appear (and be selected) more than once.
-        selected_ids = Counter(id(item) for item in sliced)
-        leftover = effective.target_tokens - sum(item.tokens for item in sliced)
-        # How much of the slicer's target the pinned items took: an item that would have fitted
-        # without them was displaced by them rather than by the budget itself.
-        pinned_share = 0
-        if pinned:
-            pinned_share = compute_effective_budget(budget, 0).target_tokens - effective.target_tokens
-        for entry in sorted_scored:
-            item = entry.item
-            if selected_ids[id(item)] > 0:
-                selected_ids[id(item)] -= 1
+            if tokens <= 0:
                 continue
-            reason = slice_exclusions.get(id(item)) or BudgetExceeded(item.tokens, leftover)
-            if (
-                isinstance(reason, BudgetExceeded)
-                and pinned_share > 0
-                and reason.item_tokens <= reason.available_tokens + pinned_share
-            ):
-                reason = PinnedOverride(_displacing_pinned(pinned).content)
-            tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
+            removed.add(position)
+            if tracer is not None:
+                # What the items still kept left for this one when it was removed.
+                reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
+                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
+            total -= tokens
+        return [entry for position, entry in enumerate(merged) if position not in removed]
 
     @staticmethod
     def _trace_inclusions(
@@ -455,9 +433,23 @@ class Pipeline:
         return _simulation.find_min_budget_for(self, items, target_item, search_ceiling)
 
 
-def _displacing_pinned(pinned: list[ContextItem]) -> ContextItem:
-    """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
-    return max(pinned, key=lambda item: item.tokens)
+def _trace_slice_exclusions(
+    tracer: _Tracer,
+    sorted_scored: list[ScoredItem],
+    sliced: list[ContextItem],
+    slice_exclusions: dict[int, ExclusionReason],
+    attribution: SliceAttribution,
+) -> None:
+    """Report every candidate the slicer left out, with the reason :class:`SliceAttribution` gives."""
+    # A multiset: the same instance may appear (and be selected) more than once.
+    selected_ids = Counter(id(item) for item in sliced)
+    for entry in sorted_scored:
+        item = entry.item
+        if selected_ids[id(item)] > 0:
+            selected_ids[id(item)] -= 1
+            continue
+        reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
+        tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
 
 
 def _deduplicate(scoreable: list[ContextItem], scores: list[float], tracer: _Tracer | None) -> list[int]:

@@ -109,8 +109,10 @@ def test_explain_text() -> None:
     assert "Budget [" in out and "600 target / 1,000 max" in out
     assert "Included (placed order)" in out and "Excluded (highest score first)" in out
     assert "BudgetExceeded: 340 tokens requested" in out
-    assert "Deduplicated: same content as a kept item" in out
-    assert "PinnedOverride: budget taken by pinned item" in out
+    assert "Deduplicated: duplicate of 'Stripe docs: Webhook signatures include…', which scored" in out
+    # The pinned 74 tokens leave 526 of the 600 target: every exclusion would happen without them too.
+    assert "PinnedOverride" not in out
+    assert "Hint:" not in out
 
 
 def test_explain_chat_transcript() -> None:

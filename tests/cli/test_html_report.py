@@ -165,3 +165,28 @@ def test_long_content_is_folded_but_complete() -> None:
     page = render_html(big, ContextBudget(1000, 100), "rag")
     assert "<details><summary>show all 1,007 characters</summary>" in page
     assert page.count("&lt;b&gt;") == 2 and "<b>" not in page
+
+
+def test_reason_column_names_the_variant_once_then_its_data() -> None:
+    report, budget = hostile_report()
+    page = render_html(report, budget, "rag")  # type: ignore[arg-type]
+    cells = re.findall(r'<span class="reason">(\w+)</span>(?:<br>([^<]*))?', page)
+    excluded = [(variant, details) for variant, details in cells if variant not in ("Scored", "Pinned")]
+    assert excluded, "the hostile report excludes items"
+    for variant, details in excluded:
+        assert variant not in details
+    assert any(variant == "BudgetExceeded" for variant, _ in excluded)
+    assert re.search(r"\d+ tokens requested, \d+ available", page)
+
+
+def test_score_plot_labels_positions_on_the_x_axis() -> None:
+    report, budget = hostile_report()
+    page = render_html(report, budget, "rag")  # type: ignore[arg-type]
+    ticks = [int(label) for label in re.findall(r'<text class="xtick"[^>]*>(\d+)</text>', page)]
+    assert ticks == list(range(1, len(report.included) + 1))  # type: ignore[attr-defined]
+    from cupel.cli._html import _position_ticks
+
+    assert _position_ticks(0) == []
+    assert _position_ticks(30) == [1, 5, 10, 15, 20, 25, 30]
+    assert _position_ticks(99) == [1, *range(10, 91, 10), 99]
+    assert all(len(_position_ticks(count)) <= 13 for count in range(1, 3000, 37))

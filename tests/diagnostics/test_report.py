@@ -17,6 +17,7 @@ from cupel import (
     ContextBudget,
     ContextItem,
     Deduplicated,
+    Filtered,
     GreedySlice,
     InclusionReason,
     KindScorer,
@@ -27,6 +28,7 @@ from cupel import (
     PriorityScorer,
     RecencyScorer,
     ScoredItem,
+    ScoredTooLow,
     SelectionReport,
 )
 
@@ -72,16 +74,30 @@ def test_excluded_ties_keep_exclusion_order() -> None:
     assert [e.item.content for e in report.excluded] == ["n1", "n2", "a", "b"]
 
 
-def test_available_tokens_defaults_to_leftover_for_plain_slicers() -> None:
-    class TakeFirst:
-        def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
-            return [scored[0].item] if scored else []
+class TakeFirst:
+    def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
+        return [scored[0].item] if scored else []
 
-    items = [ContextItem("a", 30, priority=2), ContextItem("b", 10, priority=1)]
+
+def test_available_tokens_defaults_to_leftover_for_plain_slicers() -> None:
+    items = [ContextItem("a", 30, priority=2), ContextItem("b", 80, priority=1)]
     report = Pipeline(PriorityScorer(), TakeFirst(), ChronologicalPlacer()).dry_run(
         items, ContextBudget(100, 100)
     )
-    assert report.excluded[0].reason == BudgetExceeded(10, 70)
+    assert report.excluded[0].reason == BudgetExceeded(80, 70)
+
+
+def test_an_unexplained_item_that_fitted_is_scored_too_low_or_filtered() -> None:
+    # b fitted (10 of the 70 left) and scored below a, the lowest score TakeFirst kept.
+    items = [ContextItem("a", 30, priority=2), ContextItem("b", 10, priority=1)]
+    pipeline = Pipeline(PriorityScorer(), TakeFirst(), ChronologicalPlacer(), deduplication=False)
+    report = pipeline.dry_run(items, ContextBudget(100, 100))
+    assert report.excluded[0].reason == ScoredTooLow(0.0, 1.0)
+    # Equal scores: the slicer's choice is its own, so the report names the slicer.
+    twins = [ContextItem("a", 30, priority=1), ContextItem("b", 10, priority=1)]
+    report = pipeline.dry_run(twins, ContextBudget(100, 100))
+    assert report.excluded[0].reason == Filtered("TakeFirst")
+    assert report.excluded[0].reason.describe() == "Filtered: left out by TakeFirst"
 
 
 def test_pinned_override_names_the_largest_pinned_item() -> None:

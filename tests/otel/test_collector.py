@@ -73,7 +73,7 @@ def every_reason_items() -> list[ContextItem]:
         item("answer", 10, 0.3),
         item("big", 100, 0.8, kind="Document"),
         item("system", 30, pinned=True, kind="SystemPrompt"),
-        item("tool", 25, 0.4, kind="ToolOutput"),
+        item("tool", 35, 0.4, kind="ToolOutput"),
     ]
 
 
@@ -262,7 +262,7 @@ def test_every_active_exclusion_reason_lands_on_its_stage(
             {
                 "cupel.exclusion.reason": "PinnedOverride",
                 "cupel.exclusion.item_kind": "ToolOutput",
-                "cupel.exclusion.item_tokens": 25,
+                "cupel.exclusion.item_tokens": 35,
             },
         ],
         "place": [],
@@ -307,21 +307,26 @@ def test_place_stage_exclusions_under_truncate(
     place = spans["cupel.stage.place"]
     assert dict(place.attributes or {}) == {
         "cupel.stage.name": "place",
-        # Pinned plus the three sliced items enter Place; truncation keeps two.
+        # Pinned plus the three sliced items enter Place; truncation, lowest score first, keeps one.
         "cupel.stage.item_count_in": 4,
-        "cupel.stage.item_count_out": 2,
-        "cupel.exclusion.count": 2,
+        "cupel.stage.item_count_out": 1,
+        "cupel.exclusion.count": 3,
     }
     assert events(place, "cupel.exclusion") == [
         {
-            "cupel.exclusion.reason": "PinnedOverride",
+            "cupel.exclusion.reason": "BudgetExceeded",
             "cupel.exclusion.item_kind": "Message",
-            "cupel.exclusion.item_tokens": 30,
+            "cupel.exclusion.item_tokens": 10,
         },
         {
             "cupel.exclusion.reason": "BudgetExceeded",
             "cupel.exclusion.item_kind": "Document",
             "cupel.exclusion.item_tokens": 70,
+        },
+        {
+            "cupel.exclusion.reason": "PinnedOverride",
+            "cupel.exclusion.item_kind": "Message",
+            "cupel.exclusion.item_tokens": 30,
         },
     ]
     assert "cupel.exclusion.count" not in dict(spans["cupel.stage.slice"].attributes or {})

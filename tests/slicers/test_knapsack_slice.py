@@ -13,7 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cupel import ContextBudget, ContextItem, CupelTypeError, InvalidConfigurationError, ScoredItem
+from cupel import (
+    BudgetExceeded,
+    ContextBudget,
+    ContextItem,
+    CupelTypeError,
+    InvalidConfigurationError,
+    ScoredItem,
+    ScoredTooLow,
+)
 from cupel.errors import TableTooLargeError
 from cupel.slicers import KnapsackSlice, is_count_quota_slicer, is_quota_slicer
 from cupel.slicers import knapsack as knapsack_module
@@ -168,11 +176,25 @@ def test_configuration_is_immutable_and_a_value() -> None:
     assert not is_count_quota_slicer(slicer)
 
 
-def test_slice_detailed_selects_the_same_and_leaves_exclusions_to_the_pipeline() -> None:
+def test_slice_detailed_selects_the_same_and_explains_in_whole_buckets() -> None:
     items = [scored("big", 250, 0.7), scored("small-a", 150, 0.5), scored("z", 0, 0.0)]
     outcome = KnapsackSlice().slice_detailed(items, budget(300))
     assert list(outcome.selected) == KnapsackSlice().slice(items, budget(300))
-    assert outcome.exclusions == ()
+    # big takes all 3 buckets of the 300-token target: 0 tokens of whole buckets are left.
+    assert outcome.exclusions == ((items[1].item, BudgetExceeded(150, 0)),)
+
+
+def test_slice_detailed_reports_an_item_without_value_as_scored_too_low() -> None:
+    # 12 chunks of 40 tokens and a 500-token target: all fit, none carries value (score 0).
+    items = [scored(f"chunk {n}", 40, 0.0) for n in range(12)]
+    outcome = KnapsackSlice(bucket_size=1).slice_detailed(items, budget(500))
+    assert outcome.selected == ()
+    assert {reason for _, reason in outcome.exclusions} == {ScoredTooLow(0.0, 0.0001)}
+    # With positive scores the 500 tokens fill up and the rest are over the room left.
+    valued = [scored(f"chunk {n}", 40, 0.5) for n in range(13)]
+    outcome = KnapsackSlice(bucket_size=1).slice_detailed(valued, budget(500))
+    assert len(outcome.selected) == 12
+    assert [reason for _, reason in outcome.exclusions] == [BudgetExceeded(40, 20)]
     assert outcome.shortfalls == ()
 
 

@@ -5,10 +5,19 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+from collections.abc import Sequence
 
 import pytest
 
-from cupel import BudgetExceeded, CupelTypeError, GreedySlice, InvalidConfigurationError
+from cupel import (
+    BudgetExceeded,
+    ContextBudget,
+    ContextItem,
+    CupelTypeError,
+    GreedySlice,
+    InvalidConfigurationError,
+    ScoredItem,
+)
 from cupel.slicers import (
     CountQuotaEntry,
     CountQuotaSlice,
@@ -264,10 +273,17 @@ def test_slice_detailed_matches_and_explains_each_kind() -> None:
 
 
 def test_slice_detailed_fills_in_for_inner_slicers_without_it() -> None:
+    class FirstOnly:
+        def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
+            return [scored[0].item]
+
     items = [scored("a", 100, 0.9), scored("b", 100, 0.5)]
-    outcome = QuotaSlice(QuotaSet(), KnapsackSlice()).slice_detailed(items, budget(150))
+    outcome = QuotaSlice(QuotaSet(), FirstOnly()).slice_detailed(items, budget(150))
     assert contents(outcome.selected) == ["a"]
     assert outcome.exclusions == ((items[1].item, BudgetExceeded(100, 50)),)
+    # KnapsackSlice explains itself, in whole buckets: one bucket of 100 fits 150, and a takes it.
+    knapsack = QuotaSlice(QuotaSet(), KnapsackSlice()).slice_detailed(items, budget(150))
+    assert knapsack.exclusions == ((items[1].item, BudgetExceeded(100, 0)),)
     plain = QuotaSlice(QuotaSet(), PlainSlicer()).slice_detailed(items, budget(150))
     assert contents(plain.selected) == ["a", "b"]
 

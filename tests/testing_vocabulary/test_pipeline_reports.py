@@ -41,7 +41,8 @@ def mixed_run() -> SelectionReport:
         item("answer", 10, 0.3),
         item("big", 100, 0.8),
         item("system", 30, pinned=True, kind="SystemPrompt"),
-        item("tool", 25, 0.4, kind="ToolOutput"),
+        # 35 tokens: over the effective target (60 - 30 pinned) but within the target itself.
+        item("tool", 35, 0.4, kind="ToolOutput"),
     ]
     pipeline = Pipeline(ReflexiveScorer(), GreedySlice(), UShapedPlacer())
     return pipeline.dry_run(items, ContextBudget(100, 60))
@@ -137,12 +138,15 @@ def test_truncation_at_place_reports_pinned_override_and_budget_exceeded() -> No
         overflow_strategy=OverflowStrategy.TRUNCATE,
     )
     report = pipeline.dry_run(items, ContextBudget(100, 60))
+    # Truncate removes the lowest-scored first: small (160 > 60), never fits (150 > 60), then
+    # fits after pinned (80 > 60), which alone with the pinned item would have fitted.
     (
         should(report)
+        .exclude_item_with_budget_details(lambda c: c.content == "small", 10, 0)
+        .exclude_item_with_budget_details(lambda c: c.content == "never fits", 70, 0)
         .exclude_item_matching_with_reason(lambda c: c.content == "fits after pinned", PinnedOverride)
-        .exclude_item_with_budget_details(lambda c: c.content == "never fits", 70, 10)
-        .include_item_matching(lambda entry: entry.item.content == "small")
-        .have_at_least_n_exclusions(2)
+        .include_item_matching(lambda entry: entry.item.content == "pinned")
+        .have_at_least_n_exclusions(3)
         .excluded_items_are_sorted_by_score_descending()
     )
 

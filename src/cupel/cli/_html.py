@@ -82,7 +82,7 @@ def _budget_bar(report: SelectionReport, budget: ContextBudget, colours: dict[st
 
 
 def _score_plot(report: SelectionReport, colours: dict[str, str]) -> str:
-    width, height, left, bottom, top, right = 760, 240, 44, 30, 12, 16
+    width, height, left, bottom, top, right = 760, 244, 44, 38, 12, 16
     count = len(report.included)
     plot_w = width - left - right
     plot_h = height - top - bottom
@@ -110,8 +110,15 @@ def _score_plot(report: SelectionReport, colours: dict[str, str]) -> str:
             f'<line x1="{left}" y1="{y(tick):.1f}" x2="{left + plot_w}" y2="{y(tick):.1f}" '
             f'stroke="#eef1f5"/>'
         )
+    for position in _position_ticks(count):
+        tick_x = x(position - 1)
+        parts.append(
+            f'<line x1="{tick_x:.1f}" y1="{top + plot_h}" x2="{tick_x:.1f}" y2="{top + plot_h + 4}" '
+            f'stroke="#8a94a6"/><text class="xtick" x="{tick_x:.1f}" y="{top + plot_h + 15}" '
+            f'text-anchor="middle">{position}</text>'
+        )
     parts.append(
-        f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle">position in the context '
+        f'<text x="{left + plot_w / 2}" y="{height - 2}" text-anchor="middle">position in the context '
         f"window (1 = first)</text>"
     )
     if count:
@@ -126,6 +133,26 @@ def _score_plot(report: SelectionReport, colours: dict[str, str]) -> str:
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _position_ticks(count: int, most: int = 12) -> list[int]:
+    """Positions 1..count to label on the x axis: all of them when few, else a round step and the last."""
+    if count <= 0:
+        return []
+    step = 1
+    for candidate in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
+        step = candidate
+        if count / candidate <= most:
+            break
+    else:
+        step = -(-count // most)
+    ticks = [1, *range(step, count + 1, step)] if step > 1 else list(range(1, count + 1))
+    if ticks[-1] != count:
+        if count - ticks[-1] < step / 2 and len(ticks) > 1:
+            ticks[-1] = count
+        else:
+            ticks.append(count)
+    return sorted(set(ticks))
 
 
 _PREVIEW_CHARS = 400
@@ -209,12 +236,18 @@ def _excluded_table(report: SelectionReport) -> str:
             f"{entry.score:.3f}",
             escape(str(entry.item.kind)),
             f"{entry.item.tokens:,}",
-            f'<span class="reason">{escape(entry.reason.name)}</span><br>{escape(entry.reason.describe())}',
+            _reason_cell(entry.reason.name, entry.reason.details()),
             _content(entry.item.content),
         ]
         for entry in report.excluded
     ]
     return _table("excluded", columns, rows)
+
+
+def _reason_cell(variant: str, details: str) -> str:
+    """The variant once, in bold, then what its data says."""
+    cell = f'<span class="reason">{escape(variant)}</span>'
+    return f"{cell}<br>{escape(details)}" if details else cell
 
 
 def render_html(report: SelectionReport, budget: ContextBudget, policy: str) -> str:

@@ -18,6 +18,7 @@ from cupel.cli._common import (
     resolve_counter,
 )
 from cupel.cli._html import render_html
+from cupel.diagnostics.reasons import NegativeTokens
 from cupel.diagnostics.report import SelectionReport
 from cupel.model import ContextBudget
 
@@ -137,4 +138,19 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
             f"Shortfall: kind {shortfall.kind} required {shortfall.required_count}, "
             f"found {shortfall.satisfied_count}"
         )
+    if all_scores_zero(report):
+        lines += ["", ZERO_SCORES_HINT]
     return "\n".join(lines) + "\n"
+
+
+ZERO_SCORES_HINT = (
+    "Hint: every score is 0: no scorer gave these items a signal; "
+    "give them priority, relevance hints or another scorer"
+)
+
+
+def all_scores_zero(report: SelectionReport) -> bool:
+    """Whether every scored candidate scored 0 (pinned items and negative-token items are not scored)."""
+    scores = [entry.score for entry in report.included if not entry.item.pinned]
+    scores += [entry.score for entry in report.excluded if not isinstance(entry.reason, NegativeTokens)]
+    return bool(scores) and all(score == 0 for score in scores)

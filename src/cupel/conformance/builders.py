@@ -158,7 +158,10 @@ def build_slicer(kind: str, config: Mapping[str, Any]) -> Slicer:
                 for entry in config.get("quotas", [])
             ]
         )
-        inner = build_slicer(config.get("inner_slicer", "greedy"), config)
+        # Project extension: a [config.inner] table configures the inner slicer on its own, so a
+        # QuotaSlice can wrap a CountQuotaSlice with its own entries and inner slicer.
+        inner_config = config.get("inner", config)
+        inner = build_slicer(config.get("inner_slicer", "greedy"), inner_config)
         return quota_slice(quotas, inner)  # type: ignore[no-any-return]
     if kind in ("count_quota", "count_constrained_knapsack"):
         entry_type = _feature("cupel.slicers", "CountQuotaEntry", "CountQuotaEntry")

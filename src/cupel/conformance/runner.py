@@ -228,6 +228,8 @@ _REASON_FIELDS = (
     "deduplicated_against",
     "tokens",
     "displaced_by",
+    "threshold",
+    "filter_name",
 )
 
 

@@ -72,9 +72,13 @@ class ExclusionReason:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     def describe(self) -> str:
-        """A one-line human explanation."""
-        fields = ", ".join(f"{key}={value!r}" for key, value in self._fields().items())
-        return f"{self.name}({fields})" if fields else self.name
+        """A one-line human explanation: the variant, then :meth:`details`."""
+        details = self.details()
+        return f"{self.name}: {details}" if details else self.name
+
+    def details(self) -> str:
+        """What this exclusion's data says, without the variant name."""
+        return ", ".join(f"{key}={value!r}" for key, value in self._fields().items())
 
 
 def _check_int(variant: str, name: str, value: object) -> None:
@@ -104,16 +108,16 @@ class BudgetExceeded(ExclusionReason):
         _check_int(self.variant, "item_tokens", self.item_tokens)
         _check_int(self.variant, "available_tokens", self.available_tokens)
 
-    def describe(self) -> str:
-        return f"BudgetExceeded: {self.item_tokens} tokens requested, {self.available_tokens} available"
+    def details(self) -> str:
+        return f"{self.item_tokens} tokens requested, {self.available_tokens} available"
 
 
 @dataclass(frozen=True, slots=True)
 class ScoredTooLow(ExclusionReason):
-    """Reserved: the item scored below a selection threshold."""
+    """The item fitted but scored below what the slicer selected: ``threshold`` is the lowest score
+    the slicer kept, or for KnapsackSlice the smallest score it values (``1 / 10000``)."""
 
     variant: ClassVar[str] = "ScoredTooLow"
-    active: ClassVar[bool] = False
     score: float
     threshold: float
 
@@ -121,10 +125,16 @@ class ScoredTooLow(ExclusionReason):
         _check_float(self.variant, "score", self.score)
         _check_float(self.variant, "threshold", self.threshold)
 
+    def details(self) -> str:
+        return f"score {self.score:.6g} is below the threshold {self.threshold:.6g}"
+
 
 @dataclass(frozen=True, slots=True)
 class Deduplicated(ExclusionReason):
-    """A byte-identical item with a higher (or equal, earlier) score was kept instead."""
+    """A byte-identical item with a higher (or equal, earlier) score won deduplication instead.
+
+    That item may itself be excluded later, for example by the budget.
+    """
 
     variant: ClassVar[str] = "Deduplicated"
     deduplicated_against: str
@@ -132,8 +142,8 @@ class Deduplicated(ExclusionReason):
     def __post_init__(self) -> None:
         _check_str(self.variant, "deduplicated_against", self.deduplicated_against)
 
-    def describe(self) -> str:
-        return f"Deduplicated: same content as a kept item ({_preview(self.deduplicated_against)})"
+    def details(self) -> str:
+        return f"duplicate of {_preview(self.deduplicated_against)}, which scored at least as high"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +160,8 @@ class QuotaCapExceeded(ExclusionReason):
         _check_int(self.variant, "cap", self.cap)
         _check_int(self.variant, "actual", self.actual)
 
-    def describe(self) -> str:
-        return f"QuotaCapExceeded: kind {self.kind} capped at {self.cap} (would be {self.actual})"
+    def details(self) -> str:
+        return f"kind {self.kind} capped at {self.cap} (would be {self.actual})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +186,8 @@ class NegativeTokens(ExclusionReason):
     def __post_init__(self) -> None:
         _check_int(self.variant, "tokens", self.tokens)
 
-    def describe(self) -> str:
-        return f"NegativeTokens: token count {self.tokens} is negative"
+    def details(self) -> str:
+        return f"token count {self.tokens} is negative"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,20 +200,23 @@ class PinnedOverride(ExclusionReason):
     def __post_init__(self) -> None:
         _check_str(self.variant, "displaced_by", self.displaced_by)
 
-    def describe(self) -> str:
-        return f"PinnedOverride: budget taken by pinned item ({_preview(self.displaced_by)})"
+    def details(self) -> str:
+        return f"budget taken by pinned item ({_preview(self.displaced_by)})"
 
 
 @dataclass(frozen=True, slots=True)
 class Filtered(ExclusionReason):
-    """Reserved: removed by a named filter."""
+    """Removed by a named filter; the pipeline also names a slicer that left out an item which fitted
+    and scored at least as high as what it kept, without saying why."""
 
     variant: ClassVar[str] = "Filtered"
-    active: ClassVar[bool] = False
     filter_name: str
 
     def __post_init__(self) -> None:
         _check_str(self.variant, "filter_name", self.filter_name)
+
+    def details(self) -> str:
+        return f"left out by {self.filter_name}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,11 +114,19 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
             )
             for raw in mapping.get("count_requirement_shortfalls", ())
         )
+        total_candidates = int(mapping["total_candidates"])
+        if total_candidates != len(included) + len(excluded):
+            # Every candidate is either included or excluded, exactly once (spec: SelectionReport).
+            raise fail(
+                f"{path}.total_candidates",
+                f"is {total_candidates}, but the report lists {len(included)} included + "
+                f"{len(excluded)} excluded = {len(included) + len(excluded)} items",
+            )
         return SelectionReport(
             events=events,
             included=tuple(included),
             excluded=tuple(excluded),
-            total_candidates=int(mapping["total_candidates"]),
+            total_candidates=total_candidates,
             total_tokens_considered=int(mapping["total_tokens_considered"]),
             count_requirement_shortfalls=shortfalls,
         )

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from enum import IntEnum
 from typing import Protocol, runtime_checkable
 
+from cupel._score_order import sort_by_score
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
+
+_logger = logging.getLogger("cupel")
 
 __all__ = [
     "DiagnosticTraceCollector",
@@ -137,6 +141,7 @@ class DiagnosticTraceCollector:
         self._included: list[tuple[ContextItem, float, InclusionReason]] = []
         self._excluded: list[tuple[ContextItem, float, ExclusionReason]] = []
         self._shortfalls: list[CountRequirementShortfall] = []
+        self._callback_failed = False
 
     @property
     def is_enabled(self) -> bool:
@@ -145,13 +150,27 @@ class DiagnosticTraceCollector:
     def record_stage_event(self, event: TraceEvent) -> None:
         self.events.append(event)
         if self.on_event is not None:
-            self.on_event(event)
+            self._notify(event)
 
     def record_item_event(self, event: TraceEvent) -> None:
         if self.detail_level >= TraceDetailLevel.ITEM:
             self.events.append(event)
             if self.on_event is not None:
-                self.on_event(event)
+                self._notify(event)
+
+    def _notify(self, event: TraceEvent) -> None:
+        """Call ``on_event``; telemetry must not break the selection, so a failure is logged (the first
+        one only, with its traceback) and the run goes on. The event stays recorded."""
+        assert self.on_event is not None
+        try:
+            self.on_event(event)
+        except Exception:
+            if not self._callback_failed:
+                self._callback_failed = True
+                _logger.exception(
+                    "DiagnosticTraceCollector.on_event raised; the selection continues and later "
+                    "failures of this collector's callback are not logged"
+                )
 
     def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
         self._candidates = tuple(items)
@@ -181,7 +200,7 @@ class DiagnosticTraceCollector:
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""
         # Stable sort: equal scores keep the order in which items were excluded.
-        excluded = sorted(self._excluded, key=lambda entry: entry[1], reverse=True)
+        excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
             events=tuple(self.events),
             included=tuple(IncludedItem(item, score, reason) for item, score, reason in self._included),

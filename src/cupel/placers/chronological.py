@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import is_not
 
 from cupel import _numeric
 from cupel.model import ContextItem, ScoredItem
@@ -21,15 +19,15 @@ class ChronologicalPlacer:
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
         keys = [item._timestamp_us for item in items]
-        timestamped = list(compress(range(len(keys)), map(is_not, keys, repeat(None))))
-        stamps = keys if len(timestamped) == len(keys) else [0 if key is None else key for key in keys]
+        timestamped = [index for index, key in enumerate(keys) if key is not None]
+        stamps = [0 if key is None else key for key in keys]
         fast = _numeric.stable_order(stamps, timestamped)
         if fast is None:
             # sort() is stable, so equal timestamps keep their input order.
             timestamped.sort(key=stamps.__getitem__)
         else:
             timestamped = fast
-        placed = list(map(items.__getitem__, timestamped))
+        placed = [items[index] for index in timestamped]
         if len(placed) < len(items):
             placed.extend(item for item, key in zip(items, keys, strict=True) if key is None)
         return placed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cupel._score_order import descending_indices
 from cupel.model import ContextItem, ScoredItem
 
 
@@ -20,8 +21,8 @@ class UShapedPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
-        # Stable descending sort: ranks follow score, then input order.
-        ranked = sorted(range(len(items)), key=scores.__getitem__, reverse=True)
+        # Stable descending sort: ranks follow score (NaN last), then input order.
+        ranked = descending_indices(range(len(items)), scores)
         # Even ranks fill from the left edge inwards, odd ranks from the right edge inwards.
         left = [items[index] for index in ranked[0::2]]
         right = [items[index] for index in ranked[1::2]]

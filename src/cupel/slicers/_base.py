@@ -26,7 +26,8 @@ class SliceOutcome:
 
     ``exclusions`` pairs items with the reason the slicer itself decided (for example the tokens left
     at the moment GreedySlice skipped an item, or a count cap). Items of the input that are neither
-    selected nor listed get a BudgetExceeded reason from the pipeline.
+    selected nor listed get their reason from the pipeline (:mod:`cupel.diagnostics.attribution`),
+    which also replaces a reason that contradicts its own numbers.
     """
 
     selected: tuple[ContextItem, ...]

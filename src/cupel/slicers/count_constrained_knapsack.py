@@ -6,9 +6,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cupel._score_order import sort_by_score
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
-from cupel.slicers._base import SliceOutcome
+from cupel.slicers._base import CountRequirementShortfall, SliceOutcome
+from cupel.slicers._common import run_inner
 from cupel.slicers.count_quota import (
     CountQuotaEntry,
     ScarcityBehavior,
@@ -17,6 +19,8 @@ from cupel.slicers.count_quota import (
     _count_satisfy,
     _enforce_caps,
     _residual_pass,
+    entries_for_kind,
+    pool_shortfalls,
 )
 from cupel.slicers.knapsack import KnapsackSlice
 
@@ -56,20 +60,33 @@ class CountConstrainedKnapsackSlice:
         object.__setattr__(self, "scarcity", _check_scarcity("CountConstrainedKnapsackSlice", scarcity))
 
     def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
-        return list(self._run(scored, budget).selected)
+        return list(self._run(scored, budget, detailed=False).selected)
+
+    def pool_shortfalls(self, scored: Sequence[ScoredItem]) -> tuple[CountRequirementShortfall, ...]:
+        """The requirements the whole of ``scored`` cannot meet (raises under THROW); see QuotaSlice."""
+        return pool_shortfalls("CountConstrainedKnapsackSlice", scored, self.entries, self.scarcity)
+
+    def for_kind(self, kind: str) -> CountConstrainedKnapsackSlice:
+        """This slicer for a partition holding only ``kind`` (folded); see CountQuotaSlice.for_kind."""
+        return CountConstrainedKnapsackSlice(
+            entries_for_kind(self.entries, kind), self.knapsack, ScarcityBehavior.DEGRADE
+        )
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
-        """Select like :meth:`slice`; report cap exclusions and shortfalls."""
-        return self._run(scored, budget)
+        """Select like :meth:`slice`; report cap exclusions, shortfalls and the knapsack's reasons."""
+        return self._run(scored, budget, detailed=True)
 
-    def _run(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
+    def _run(self, scored: Sequence[ScoredItem], budget: ContextBudget, *, detailed: bool) -> SliceOutcome:
         if not scored or budget.target_tokens <= 0:
             return SliceOutcome(())
         committed = _count_satisfy("CountConstrainedKnapsackSlice", scored, self.entries, self.scarcity)
         residual, residual_budget = _residual_pass(scored, committed, budget)
-        picked = self.knapsack.slice(residual, residual_budget)
+        knapsack = run_inner(self.knapsack, residual, residual_budget, detailed)
+        picked = list(knapsack.selected)
         # D180: the knapsack's order is its reconstruction order; caps must see the best items first.
         score_of = {id(candidate.item): candidate.score for candidate in residual}
-        picked.sort(key=lambda item: score_of[id(item)], reverse=True)
+        picked = sort_by_score(picked, lambda item: score_of[id(item)])
         accepted, capped = _enforce_caps(picked, self.entries, committed.counts)
-        return SliceOutcome((*committed.items, *accepted), tuple(capped), tuple(committed.shortfalls))
+        return SliceOutcome(
+            (*committed.items, *accepted), (*knapsack.exclusions, *capped), tuple(committed.shortfalls)
+        )

@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from cupel._kinds import folded_kinds
+from cupel._score_order import sort_by_score
 from cupel.diagnostics.reasons import ExclusionReason, QuotaCapExceeded
 from cupel.errors import CupelTypeError, InvalidConfigurationError, ScarcityError
 from cupel.model import ContextBudget, ContextItem, ContextKind, ScoredItem
@@ -133,7 +134,7 @@ def _count_satisfy(
         if entry.require_count <= 0:
             continue
         # The spec requires an explicit per-kind sort: the input need not be score-sorted per kind.
-        ranked = sorted(partitions[entry.kind.folded], key=lambda candidate: candidate.score, reverse=True)
+        ranked = sort_by_score(partitions[entry.kind.folded], lambda candidate: candidate.score)
         taken = ranked[: entry.require_count]
         for candidate in taken:
             result.items.append(candidate.item)
@@ -142,16 +143,44 @@ def _count_satisfy(
         satisfied = len(taken)
         result.counts[entry.kind.folded] = satisfied
         if satisfied < entry.require_count:
-            if scarcity is ScarcityBehavior.THROW:
-                raise ScarcityError(
-                    f"{owner}: candidate pool for kind '{entry.kind}' has {satisfied} items "
-                    f"but RequireCount is {entry.require_count}.",
-                    kind=str(entry.kind),
-                    required_count=entry.require_count,
-                    satisfied_count=satisfied,
-                )
-            result.shortfalls.append(CountRequirementShortfall(entry.kind, entry.require_count, satisfied))
+            result.shortfalls.append(_scarce(owner, entry, satisfied, scarcity))
     return result
+
+
+def _scarce(
+    owner: str, entry: CountQuotaEntry, satisfied: int, scarcity: ScarcityBehavior
+) -> CountRequirementShortfall:
+    """The shortfall of a kind with too few candidates; raises under ``ScarcityBehavior.THROW``."""
+    if scarcity is ScarcityBehavior.THROW:
+        raise ScarcityError(
+            f"{owner}: candidate pool for kind '{entry.kind}' has {satisfied} items "
+            f"but RequireCount is {entry.require_count}.",
+            kind=str(entry.kind),
+            required_count=entry.require_count,
+            satisfied_count=satisfied,
+        )
+    return CountRequirementShortfall(entry.kind, entry.require_count, satisfied)
+
+
+def pool_shortfalls(
+    owner: str, scored: Sequence[ScoredItem], entries: tuple[CountQuotaEntry, ...], scarcity: ScarcityBehavior
+) -> tuple[CountRequirementShortfall, ...]:
+    """Phase 1's scarcity check over a whole candidate pool, for a count-quota slicer that a QuotaSlice
+    runs once per kind: a kind is short only if the pool as a whole has too few of it."""
+    counts: dict[str, int] = {}
+    for candidate in scored:
+        folded = candidate.item.kind.folded
+        counts[folded] = counts.get(folded, 0) + 1
+    return tuple(
+        _scarce(owner, entry, counts.get(entry.kind.folded, 0), scarcity)
+        for entry in entries
+        if counts.get(entry.kind.folded, 0) < entry.require_count
+    )
+
+
+def entries_for_kind(entries: tuple[CountQuotaEntry, ...], kind: str) -> tuple[CountQuotaEntry, ...]:
+    """The entries that concern one kind (folded), for a partition holding only that kind."""
+    return tuple(entry for entry in entries if entry.kind.folded == kind)
 
 
 def _residual_pass(
@@ -222,6 +251,15 @@ class CountQuotaSlice:
 
     def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
         return list(self._run(scored, budget, detailed=False).selected)
+
+    def pool_shortfalls(self, scored: Sequence[ScoredItem]) -> tuple[CountRequirementShortfall, ...]:
+        """The requirements the whole of ``scored`` cannot meet (raises under THROW); see QuotaSlice."""
+        return pool_shortfalls("CountQuotaSlice", scored, self.entries, self.scarcity)
+
+    def for_kind(self, kind: str) -> CountQuotaSlice:
+        """This slicer for a partition holding only ``kind`` (folded): its entries for that kind, and
+        scarcity left to :meth:`pool_shortfalls`."""
+        return CountQuotaSlice(entries_for_kind(self.entries, kind), self.inner, ScarcityBehavior.DEGRADE)
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
         """Select like :meth:`slice`; report cap exclusions, shortfalls and the inner slicer's reasons."""

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from cupel import _numeric
+from cupel._score_order import descending_indices
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers._base import SliceOutcome
@@ -31,8 +32,8 @@ def greedy_select(
     fast = _numeric.greedy_order(order, tokens, scores)
     if fast is None:
         densities = [_MAX_FLOAT if tokens[index] == 0 else scores[index] / tokens[index] for index in order]
-        # sorted() with reverse=True is stable, so equal densities keep their position in ``order``.
-        positions = sorted(range(len(densities)), key=densities.__getitem__, reverse=True)
+        # A stable sort, so equal densities keep their position in ``order``; NaN densities go last.
+        positions = descending_indices(range(len(densities)), densities)
         by_density = [order[position] for position in positions]
         counts = [tokens[index] for index in by_density]
     else:

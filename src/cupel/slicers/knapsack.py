@@ -11,10 +11,12 @@ input; the test suite checks the fast paths against the reference.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, ScoredTooLow
 from cupel.errors import TableTooLargeError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers._base import SliceOutcome
@@ -81,6 +83,34 @@ def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list
     return _knapsack_bitset(weights, values, capacity, plan)
 
 
+def _explain_unselected(
+    scored: Sequence[ScoredItem], selected: Sequence[ContextItem], budget: ContextBudget, bucket: int
+) -> tuple[tuple[ContextItem, ExclusionReason], ...]:
+    """Why each candidate the DP left out stayed out; ``selected`` is what it chose."""
+    chosen = Counter(id(item) for item in selected)
+    capacity = max(0, budget.target_tokens) // bucket
+    used = sum(-(-item.tokens // bucket) for item in selected if item.tokens > 0)
+    # ceil(tokens / bucket) > buckets left  <=>  tokens > buckets left * bucket: the room in tokens.
+    room = max(0, capacity - used) * bucket
+    threshold = 1.0 / SCORE_SCALE
+    exclusions: list[tuple[ContextItem, ExclusionReason]] = []
+    for entry in scored:
+        item = entry.item
+        if chosen[id(item)] > 0:
+            chosen[id(item)] -= 1
+            continue
+        if item.tokens <= 0:
+            continue  # only left out when the target is 0; the pipeline explains that
+        reason: ExclusionReason
+        if item.tokens > room:
+            reason = BudgetExceeded(item.tokens, room)
+        else:
+            # It fitted, so the optimal DP left it out only because it added no value.
+            reason = ScoredTooLow(entry.score, threshold)
+        exclusions.append((item, reason))
+    return tuple(exclusions)
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class KnapsackSlice:
     """Select the subset with the highest total score that fits, by 0/1 knapsack DP.
@@ -134,5 +164,11 @@ class KnapsackSlice:
         return selected
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
-        """Select like :meth:`slice`. Unselected items are left to the pipeline's BudgetExceeded."""
-        return SliceOutcome(tuple(self.slice(scored, budget)))
+        """Select like :meth:`slice` and explain each unselected item in the knapsack's own terms.
+
+        The DP is exact over whole buckets, so an unselected item either needs more buckets than the
+        selection left (``BudgetExceeded`` against that room in tokens) or carries no value, its score
+        being below one scaled unit (``ScoredTooLow`` with threshold ``1 / SCORE_SCALE``).
+        """
+        selected = self.slice(scored, budget)
+        return SliceOutcome(tuple(selected), _explain_unselected(scored, selected, budget, self.bucket_size))

@@ -242,6 +242,11 @@ class QuotaSlice:
         selected: list[ContextItem] = []
         exclusions: list[tuple[ContextItem, ExclusionReason]] = []
         shortfalls: list[CountRequirementShortfall] = []
+        # A count-quota inner slicer sees one kind at a time, so its requirements are judged once,
+        # over the whole pool: a kind is missing only if no partition has it.
+        for_kind = getattr(self.inner, "for_kind", None)
+        if for_kind is not None:
+            shortfalls.extend(self.inner.pool_shortfalls(scored))  # type: ignore[attr-defined]
         for kind, items in partitions.items():
             kind_budget = kind_budgets[kind]
             if kind_budget <= 0:
@@ -251,11 +256,13 @@ class QuotaSlice:
             cap = _percent_of(self.quotas.get_cap(kind), target)
             # DISTRIBUTE-BUDGET already clamps to the cap; ContextBudget requires target <= max.
             kind_budget = min(kind_budget, cap)
-            outcome = run_inner(self.inner, items, ContextBudget(cap, kind_budget), detailed)
+            inner = self.inner if for_kind is None else for_kind(kind)
+            outcome = run_inner(inner, items, ContextBudget(cap, kind_budget), detailed)
             selected.extend(outcome.selected)
             if detailed:
                 exclusions.extend(outcome.exclusions)
-                shortfalls.extend(outcome.shortfalls)
+                if for_kind is None:
+                    shortfalls.extend(outcome.shortfalls)
                 explained = {id(item) for item in outcome.selected}
                 explained.update(id(item) for item, _ in outcome.exclusions)
                 left = max(0, kind_budget - sum(item.tokens for item in outcome.selected))

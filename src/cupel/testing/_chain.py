@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import NoReturn, TypeAlias
 
+from cupel._score_order import descending_indices, nan_last
 from cupel.diagnostics.reasons import (
     EXCLUSION_REASON_TYPES,
     BudgetExceeded,
@@ -443,12 +444,12 @@ class SelectionReportAssertionChain:
                 f"but Included had {count} items.",
             )
         # Stable: equal scores keep ascending position, so the report of ties is deterministic.
-        ranked = sorted(range(count), key=lambda index: included[index].score, reverse=True)[:wanted]
+        ranked = descending_indices(range(count), [entry.score for entry in included])[:wanted]
         edges = _edge_positions(count, wanted)
         fail_count = sum(
             1
             for rank, position in enumerate(edges)
-            if included[position].score != included[ranked[rank]].score
+            if nan_last(included[position].score) != nan_last(included[ranked[rank]].score)
         )
         if fail_count == 0:
             return self

@@ -1,0 +1,103 @@
+"""Which exclusion reason the pipeline reports for an item the slicer or Truncate left out.
+
+The rules (docs/spec-notes.md, "Truthful explanations") make every reason true of what happened:
+
+- ``PinnedOverride`` for an item the slicer left out if and only if pinned items exist, the item does
+  not fit the effective target, and it would fit the effective target computed with no pinned tokens.
+  An item fits a target when ``tokens <= target`` and the target is positive: at target 0 slicers
+  select nothing, not even zero-token items.
+- ``BudgetExceeded`` only when ``item_tokens > available_tokens``.
+- An item that fitted but was not chosen, and that the slicer did not explain, is ``ScoredTooLow``
+  against the lowest score the slicer kept when it scored below that, and otherwise ``Filtered`` with
+  the slicer's name: the slicer left it out for a reason of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cupel._score_order import nan_last
+from cupel.diagnostics.reasons import (
+    BudgetExceeded,
+    ExclusionReason,
+    Filtered,
+    PinnedOverride,
+    ScoredTooLow,
+)
+from cupel.model import ContextItem
+
+__all__ = ["SliceAttribution", "truncation_reason"]
+
+
+@dataclass(frozen=True, slots=True)
+class SliceAttribution:
+    """What the pipeline knows after Stage 5 to explain the items the slicer left out.
+
+    ``unpinned_target`` is the effective target computed as if nothing were pinned; ``displaced_by`` is
+    the content of the pinned item PinnedOverride names (None when nothing is pinned).
+    """
+
+    effective_target: int
+    unpinned_target: int
+    displaced_by: str | None
+    leftover: int
+    lowest_selected: float | None
+    slicer_name: str
+
+    @classmethod
+    def build(
+        cls,
+        effective_target: int,
+        unpinned_target: int,
+        pinned: Sequence[ContextItem],
+        selected: Sequence[ContextItem],
+        selected_scores: Sequence[float],
+        slicer_name: str,
+    ) -> SliceAttribution:
+        leftover = max(0, effective_target - sum(item.tokens for item in selected))
+        lowest = min((nan_last(score) for score in selected_scores), default=None)
+        displaced_by = displacing_pinned(pinned).content if pinned else None
+        return cls(effective_target, unpinned_target, displaced_by, leftover, lowest, slicer_name)
+
+    def reason(self, item: ContextItem, score: float, explained: ExclusionReason | None) -> ExclusionReason:
+        """The reason reported for ``item``; ``explained`` is the slicer's own reason, if it gave one."""
+        tokens = item.tokens
+        if (
+            self.displaced_by is not None
+            and not _fits(tokens, self.effective_target)
+            and _fits(tokens, self.unpinned_target)
+        ):
+            return PinnedOverride(self.displaced_by)
+        reason = explained if explained is not None else BudgetExceeded(tokens, self.leftover)
+        if isinstance(reason, BudgetExceeded) and reason.item_tokens <= reason.available_tokens:
+            # The item fitted: the budget is not why it stayed out.
+            return self.unexplained(score)
+        return reason
+
+    def unexplained(self, score: float) -> ExclusionReason:
+        """An item that fitted but was not chosen, without a reason from the slicer."""
+        if self.lowest_selected is not None and nan_last(score) < self.lowest_selected:
+            return ScoredTooLow(score, self.lowest_selected)
+        return Filtered(self.slicer_name)
+
+
+def _fits(tokens: int, target: int) -> bool:
+    """Whether a slicer could select an item of ``tokens`` under ``target``: slicers select nothing,
+    not even a zero-token item, when the target is 0 (spec: Slicers)."""
+    return target > 0 and tokens <= target
+
+
+def truncation_reason(
+    tokens: int, available: int, pinned_tokens: int, pinned: Sequence[ContextItem]
+) -> ExclusionReason:
+    """The reason for an item ``OverflowStrategy.TRUNCATE`` removed when ``available`` tokens were left
+    for it: PinnedOverride when everything still kept would have fitted without the pinned items."""
+    if pinned and tokens <= available + pinned_tokens:
+        return PinnedOverride(displacing_pinned(pinned).content)
+    return BudgetExceeded(tokens, max(0, available))
+
+
+def displacing_pinned(pinned: Sequence[ContextItem]) -> ContextItem:
+    """The pinned item named by PinnedOverride: the largest one, the earliest among equals."""
+    return max(pinned, key=lambda item: item.tokens)
