@@ -18,14 +18,17 @@ from typing import Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
+from cupel._gc_pause import collector_paused
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
 from cupel._score_order import descending_indices, sort_by_score
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
+from cupel.diagnostics.events import item_event
 from cupel.diagnostics.reasons import (
     Deduplicated,
     ExclusionReason,
     InclusionReason,
     NegativeTokens,
+    budget_exceeded,
 )
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
@@ -51,6 +54,8 @@ PINNED_SCORE = 1.0
 
 
 _TOKENS = attrgetter("tokens")
+# The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
+_INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
 _PINNED = attrgetter("pinned")
 _CONTENT = attrgetter("content")
 
@@ -102,14 +107,14 @@ class _Tracer:
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
         if self.item_events:
-            self.collector.record_item_event(TraceEvent(stage, 0.0, 1, reason.describe()))
+            self.collector.record_item_event(item_event(stage, reason.describe()))
         if self.observer is not None:
             self.observer.on_excluded(stage, item, score, reason)
 
     def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
         if self.item_events:
             self.collector.record_item_event(
-                TraceEvent(PipelineStage.PLACE, 0.0, 1, f"{reason.value}: score={score:.6g}")
+                item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}")
             )
         if self.observer is not None:
             self.observer.on_included(item, score, reason)
@@ -173,14 +178,20 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
-        tracer = _Tracer(collector) if collector.is_enabled else None
-        return self._execute(items, budget, tracer)
+        if not collector.is_enabled:
+            return self._execute(items, budget, None)
+        if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
+            # Only this pipeline's and the collector's code builds records: see _gc_pause.
+            with collector_paused():
+                return self._execute(items, budget, _Tracer(collector))
+        return self._execute(items, budget, _Tracer(collector))
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
-        self._execute(items, budget, _Tracer(collector))
-        return collector.build_report()
+        with collector_paused():
+            self._execute(items, budget, _Tracer(collector))
+            return collector.build_report()
 
     def _execute(
         self, items: Sequence[ContextItem], budget: ContextBudget, tracer: _Tracer | None
@@ -266,6 +277,10 @@ class Pipeline:
             chosen = slice_indices(prepared.order, prepared.tokens, scores, effective)
             sliced = list(map(scoreable.__getitem__, chosen))
             sliced_scores = list(map(scores.__getitem__, chosen))
+        elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
+            # Explained on index lists too. Deduplication guarantees distinct instances, which the
+            # identity-based bookkeeping of _slice handles for any slicer.
+            sliced, sliced_scores = self._slice_indices_traced(prepared, budget, effective, tracer)
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
@@ -328,6 +343,45 @@ class Pipeline:
                 )
                 _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
+        return sliced, sliced_scores
+
+    def _slice_indices_traced(
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer
+    ) -> tuple[list[ContextItem], list[float]]:
+        """Stage 5 as :meth:`_slice` traces it, through the slicer's ``slice_indices_detailed``.
+
+        The same items, scores, reasons and event order as :meth:`_slice` with ``slice_detailed``,
+        without building a ScoredItem per candidate or matching items by identity.
+        """
+        order = prepared.order
+        scoreable = prepared.scoreable
+        scores = prepared.scores
+        tokens = prepared.tokens
+        chosen, skipped = self.slicer.slice_indices_detailed(  # type: ignore[attr-defined]
+            order, tokens, scores, effective
+        )
+        sliced = list(map(scoreable.__getitem__, chosen))
+        sliced_scores = list(map(scores.__getitem__, chosen))
+        if len(sliced) < len(order):
+            attribution = SliceAttribution.build(
+                effective.target_tokens,
+                compute_effective_budget(budget, 0).target_tokens,
+                prepared.pinned,
+                sliced,
+                sliced_scores,
+                type(self.slicer).__name__,
+            )
+            remaining_at: dict[int, int] = dict(skipped)
+            selected = set(chosen)
+            for index in order:
+                if index in selected:
+                    continue
+                item = scoreable[index]
+                score = scores[index]
+                remaining = remaining_at.get(index)
+                explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
+                tracer.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
+        tracer.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
 
     def _handle_overflow(

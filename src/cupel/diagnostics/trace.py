@@ -8,6 +8,7 @@ from enum import IntEnum
 from typing import Protocol, runtime_checkable
 
 from cupel._score_order import sort_by_score
+from cupel._trusted import trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
@@ -117,6 +118,11 @@ class NullTraceCollector:
         return "NullTraceCollector()"
 
 
+# Report entries from the (item, score, reason) records of a run: values the pipeline produced.
+_included_entry = trusted_constructor(IncludedItem)
+_excluded_entry = trusted_constructor(ExcludedItem)
+
+
 class DiagnosticTraceCollector:
     """Buffers events in order and builds a :class:`~cupel.diagnostics.report.SelectionReport`.
 
@@ -203,8 +209,8 @@ class DiagnosticTraceCollector:
         excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
             events=tuple(self.events),
-            included=tuple(IncludedItem(item, score, reason) for item, score, reason in self._included),
-            excluded=tuple(ExcludedItem(item, score, reason) for item, score, reason in excluded),
+            included=tuple(_included_entry(*entry) for entry in self._included),
+            excluded=tuple(_excluded_entry(*entry) for entry in excluded),
             total_candidates=len(self._candidates),
             total_tokens_considered=sum(item.tokens for item in self._candidates),
             count_requirement_shortfalls=tuple(self._shortfalls),
