@@ -20,13 +20,38 @@ T = TypeVar("T")
 def trusted_constructor(cls: type[T]) -> Callable[..., T]:
     """``cls(*values)`` without ``__init__``: every field, positionally, in declaration order."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    setters = tuple(cls.__dict__[field.name].__set__ for field in fields)
+    setters = [cls.__dict__[field.name].__set__ for field in fields]
     new = object.__new__
+    # Fixed arities avoid a loop per record; these are all the library needs (2 to 4 fields).
+    if len(setters) == 2:
+        set_a, set_b = setters
 
-    def make(*values: Any) -> T:
+        def make2(a: Any, b: Any) -> T:
+            record: T = new(cls)
+            set_a(record, a)
+            set_b(record, b)
+            return record
+
+        return make2
+    if len(setters) == 3:
+        set_a, set_b, set_c = setters
+
+        def make3(a: Any, b: Any, c: Any) -> T:
+            record: T = new(cls)
+            set_a(record, a)
+            set_b(record, b)
+            set_c(record, c)
+            return record
+
+        return make3
+    set_a, set_b, set_c, set_d = setters
+
+    def make4(a: Any, b: Any, c: Any, d: Any) -> T:
         record: T = new(cls)
-        for setter, value in zip(setters, values, strict=True):
-            setter(record, value)
+        set_a(record, a)
+        set_b(record, b)
+        set_c(record, c)
+        set_d(record, d)
         return record
 
-    return make
+    return make4

@@ -78,7 +78,17 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
 class _Tracer:
     """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
 
-    __slots__ = ("collector", "item_events", "observer", "run_end", "stage_started_ns", "stage_wall_ns")
+    __slots__ = (
+        "collector",
+        "item_events",
+        "observer",
+        "on_excluded",
+        "on_included",
+        "record_item",
+        "run_end",
+        "stage_started_ns",
+        "stage_wall_ns",
+    )
 
     def __init__(self, collector: TraceCollector) -> None:
         self.collector = collector
@@ -89,6 +99,20 @@ class _Tracer:
         self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
         self.stage_started_ns = 0
         self.stage_wall_ns = 0
+        # Bound once: the per-item calls of a large run. The report-building collector without a
+        # callback keeps every item event as it comes, so its event list is appended to directly.
+        self.record_item: Callable[[TraceEvent], None] | None = None
+        if self.item_events:
+            self.record_item = collector.record_item_event
+            if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
+                self.record_item = collector.events.append
+        observer: Any = self.observer
+        self.on_excluded: Callable[[PipelineStage, ContextItem, float, ExclusionReason], None] | None = (
+            None if observer is None else observer.on_excluded
+        )
+        self.on_included: Callable[[ContextItem, float, InclusionReason], None] | None = (
+            None if observer is None else observer.on_included
+        )
 
     def start(self) -> None:
         self.stage_wall_ns = time.time_ns()
@@ -106,18 +130,16 @@ class _Tracer:
     def excluded(
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
-        if self.item_events:
-            self.collector.record_item_event(item_event(stage, reason.describe()))
-        if self.observer is not None:
-            self.observer.on_excluded(stage, item, score, reason)
+        if self.record_item is not None:
+            self.record_item(item_event(stage, reason.describe()))
+        if self.on_excluded is not None:
+            self.on_excluded(stage, item, score, reason)
 
     def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        if self.item_events:
-            self.collector.record_item_event(
-                item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}")
-            )
-        if self.observer is not None:
-            self.observer.on_included(item, score, reason)
+        if self.record_item is not None:
+            self.record_item(item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}"))
+        if self.on_included is not None:
+            self.on_included(item, score, reason)
 
 
 @runtime_checkable
