@@ -56,15 +56,17 @@ def without_numpy(run: Callable[[], object]) -> Callable[[], object]:
 
 
 def interleaved_medians(variants: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Median milliseconds per variant; one round runs every variant once, so load drift hits all."""
-    samples: dict[str, list[float]] = {name: [] for name in variants}
+    """Median wall-clock and process CPU milliseconds per variant (keys ``name`` and ``name_cpu``);
+    one round runs every variant once, so load drift hits all alike."""
+    samples: dict[str, list[float]] = {key: [] for name in variants for key in (name, f"{name}_cpu")}
     for run in variants.values():
         run()  # warm-up: imports, caches
     for _ in range(repeat):
         for name, run in variants.items():
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             run()
             samples[name].append((time.perf_counter() - started) * 1000)
+            samples[f"{name}_cpu"].append((time.process_time() - started_cpu) * 1000)
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -96,6 +98,9 @@ def measure(count: int, target: int, bucket: int, repeat: int) -> dict[str, Any]
         "selected_tokens": sum(item.tokens for item in fast),
         "numpy_slice_median_ms": round(medians["numpy"], 3),
         "python_slice_median_ms": round(medians["python"], 3),
+        # Process CPU time: steadier than wall-clock on a machine shared with other work.
+        "numpy_slice_cpu_median_ms": round(medians["numpy_cpu"], 3),
+        "python_slice_cpu_median_ms": round(medians["python_cpu"], 3),
         "numpy_slice_peak_traced_bytes": peak_bytes,
     }
 

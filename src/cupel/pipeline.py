@@ -355,17 +355,28 @@ class Pipeline:
             ) from None
         if tracer is not None:
             if len(sliced) < len(sorted_scored):
-                attribution = SliceAttribution.build(
-                    effective.target_tokens,
-                    compute_effective_budget(budget, 0).target_tokens,
-                    prepared.pinned,
-                    sliced,
-                    sliced_scores,
-                    type(self.slicer).__name__,
-                )
+                attribution = self._attribution(prepared, budget, effective, sliced, sliced_scores)
                 _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
         return sliced, sliced_scores
+
+    def _attribution(
+        self,
+        prepared: Prepared,
+        budget: ContextBudget,
+        effective: ContextBudget,
+        sliced: list[ContextItem],
+        sliced_scores: list[float],
+    ) -> SliceAttribution:
+        """What explains the candidates Stage 5 left out (see :class:`SliceAttribution`)."""
+        return SliceAttribution.build(
+            effective.target_tokens,
+            compute_effective_budget(budget, 0).target_tokens,
+            prepared.pinned,
+            sliced,
+            sliced_scores,
+            type(self.slicer).__name__,
+        )
 
     def _slice_indices_traced(
         self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer
@@ -385,14 +396,7 @@ class Pipeline:
         sliced = list(map(scoreable.__getitem__, chosen))
         sliced_scores = list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
-            attribution = SliceAttribution.build(
-                effective.target_tokens,
-                compute_effective_budget(budget, 0).target_tokens,
-                prepared.pinned,
-                sliced,
-                sliced_scores,
-                type(self.slicer).__name__,
-            )
+            attribution = self._attribution(prepared, budget, effective, sliced, sliced_scores)
             remaining_at: dict[int, int] = dict(skipped)
             selected = set(chosen)
             for index in order:
