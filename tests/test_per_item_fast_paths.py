@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from cupel import ContextItem, ContextKind, ContextSource, KindScorer
 from cupel._kinds import folded_kinds
+from cupel._prepared import deduplicate
 from cupel.model import ascii_fold
-from cupel.pipeline import _deduplicate
 
 KIND_SPELLINGS = ["Message", "message", "MESSAGE", "Document", "tool_output", "Ünïcode", "ÜNÏCODE"]
 
@@ -68,4 +68,8 @@ def test_deduplication_survivors_equal_the_plain_loop(pairs: list[tuple[str, flo
     contents = [content for content, _ in pairs]
     scores = [score for _, score in pairs]
     items = [ContextItem(content, 1) for content in contents]
-    assert _deduplicate(items, scores, None) == _plain_survivors(contents, scores)
+    survivors, dropped = deduplicate(items, scores)
+    assert survivors == _plain_survivors(contents, scores)
+    kept = set(survivors)
+    assert [index for index, _ in dropped] == [index for index in range(len(items)) if index not in kept]
+    assert all(contents[winner] == contents[index] and winner in kept for index, winner in dropped)

@@ -8,27 +8,24 @@ from __future__ import annotations
 
 import importlib
 import math
-import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import compress, repeat
-from operator import attrgetter, gt, not_
+from operator import attrgetter
 from typing import Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
-from cupel._prepared import Prepared, check_pinned_budget, checked_items
+from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate
 from cupel._score_order import descending_indices, sort_by_score
+from cupel._tracer import Tracer
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
-from cupel.diagnostics.events import item_event
 from cupel.diagnostics.reasons import (
     Deduplicated,
     ExclusionReason,
     InclusionReason,
     NegativeTokens,
-    budget_exceeded,
 )
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
@@ -37,7 +34,6 @@ from cupel.diagnostics.trace import (
     PipelineStage,
     TraceCollector,
     TraceDetailLevel,
-    TraceEvent,
 )
 from cupel.errors import (
     BudgetOverflowError,
@@ -51,13 +47,8 @@ from cupel.scorers._base import score_items
 __all__ = ["Pipeline", "compute_effective_budget"]
 
 PINNED_SCORE = 1.0
-
-
 _TOKENS = attrgetter("tokens")
-# The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
-_INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
 _PINNED = attrgetter("pinned")
-_CONTENT = attrgetter("content")
 
 
 def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> ContextBudget:
@@ -73,73 +64,6 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
         effective_target = math.floor(effective_target * multiplier)
         effective_target = min(effective_target, effective_max)
     return ContextBudget(effective_max, effective_target)
-
-
-class _Tracer:
-    """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
-
-    __slots__ = (
-        "collector",
-        "item_events",
-        "observer",
-        "on_excluded",
-        "on_included",
-        "record_item",
-        "run_end",
-        "stage_started_ns",
-        "stage_wall_ns",
-    )
-
-    def __init__(self, collector: TraceCollector) -> None:
-        self.collector = collector
-        self.item_events = getattr(collector, "detail_level", TraceDetailLevel.ITEM) >= (
-            TraceDetailLevel.ITEM
-        )
-        self.observer: Any = collector if hasattr(collector, "on_excluded") else None
-        self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
-        self.stage_started_ns = 0
-        self.stage_wall_ns = 0
-        # Bound once: the per-item calls of a large run. The report-building collector without a
-        # callback keeps every item event as it comes, so its event list is appended to directly.
-        self.record_item: Callable[[TraceEvent], None] | None = None
-        if self.item_events:
-            self.record_item = collector.record_item_event
-            if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
-                self.record_item = collector.events.append
-        observer: Any = self.observer
-        self.on_excluded: Callable[[PipelineStage, ContextItem, float, ExclusionReason], None] | None = (
-            None if observer is None else observer.on_excluded
-        )
-        self.on_included: Callable[[ContextItem, float, InclusionReason], None] | None = (
-            None if observer is None else observer.on_included
-        )
-
-    def start(self) -> None:
-        self.stage_wall_ns = time.time_ns()
-        self.stage_started_ns = time.perf_counter_ns()
-
-    def finish(self, stage: PipelineStage, items_in: int, items_out: int) -> None:
-        elapsed_ns = time.perf_counter_ns() - self.stage_started_ns
-        self.collector.record_stage_event(TraceEvent(stage, elapsed_ns / 1e6, items_out))
-        if self.observer is not None:
-            self.observer.on_stage_complete(
-                stage, self.stage_wall_ns, self.stage_wall_ns + elapsed_ns, items_in, items_out
-            )
-        self.start()
-
-    def excluded(
-        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
-    ) -> None:
-        if self.record_item is not None:
-            self.record_item(item_event(stage, reason.describe()))
-        if self.on_excluded is not None:
-            self.on_excluded(stage, item, score, reason)
-
-    def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        if self.record_item is not None:
-            self.record_item(item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}"))
-        if self.on_included is not None:
-            self.on_included(item, score, reason)
 
 
 @runtime_checkable
@@ -205,18 +129,18 @@ class Pipeline:
         if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
             # Only this pipeline's and the collector's code builds records: see _gc_pause.
             with collector_paused():
-                return self._execute(items, budget, _Tracer(collector))
-        return self._execute(items, budget, _Tracer(collector))
+                return self._execute(items, budget, Tracer(collector))
+        return self._execute(items, budget, Tracer(collector))
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
         with collector_paused():
-            self._execute(items, budget, _Tracer(collector))
+            self._execute(items, budget, Tracer(collector))
             return collector.build_report()
 
     def _execute(
-        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: _Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
@@ -236,7 +160,7 @@ class Pipeline:
         return placed
 
     def _prepare(
-        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: _Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: Tracer | None
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
@@ -272,7 +196,11 @@ class Pipeline:
 
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
-            survivors = _deduplicate(scoreable, scores, tracer)
+            survivors, dropped = deduplicate(scoreable, scores)
+            if tracer is not None:
+                for index, kept in dropped:
+                    reason = Deduplicated(scoreable[kept].content)
+                    tracer.excluded(PipelineStage.DEDUPLICATE, scoreable[index], scores[index], reason)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
@@ -284,7 +212,7 @@ class Pipeline:
             order = descending_indices(survivors, scores)
         return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
 
-    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: _Tracer | None) -> list[ContextItem]:
+    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
         pinned = prepared.pinned
 
@@ -300,8 +228,7 @@ class Pipeline:
             sliced = list(map(scoreable.__getitem__, chosen))
             sliced_scores = list(map(scores.__getitem__, chosen))
         elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
-            # Explained on index lists too. Deduplication guarantees distinct instances, which the
-            # identity-based bookkeeping of _slice handles for any slicer.
+            # On index lists too: deduplicated candidates are distinct instances (see _slice).
             sliced, sliced_scores = self._slice_indices_traced(prepared, budget, effective, tracer)
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
@@ -330,7 +257,7 @@ class Pipeline:
         return placed
 
     def _slice(
-        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer | None
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: Tracer | None
     ) -> tuple[list[ContextItem], list[float]]:
         """Stage 5 through the Slicer protocol: the selected items and their scores."""
         sorted_scored = prepared.sorted_scored
@@ -379,7 +306,7 @@ class Pipeline:
         )
 
     def _slice_indices_traced(
-        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: _Tracer
+        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: Tracer
     ) -> tuple[list[ContextItem], list[float]]:
         """Stage 5 as :meth:`_slice` traces it, through the slicer's ``slice_indices_detailed``.
 
@@ -389,24 +316,14 @@ class Pipeline:
         order = prepared.order
         scoreable = prepared.scoreable
         scores = prepared.scores
-        tokens = prepared.tokens
         chosen, skipped = self.slicer.slice_indices_detailed(  # type: ignore[attr-defined]
-            order, tokens, scores, effective
+            order, prepared.tokens, scores, effective
         )
         sliced = list(map(scoreable.__getitem__, chosen))
         sliced_scores = list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
             attribution = self._attribution(prepared, budget, effective, sliced, sliced_scores)
-            remaining_at: dict[int, int] = dict(skipped)
-            selected = set(chosen)
-            for index in order:
-                if index in selected:
-                    continue
-                item = scoreable[index]
-                score = scores[index]
-                remaining = remaining_at.get(index)
-                explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
-                tracer.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
+            tracer.slice_exclusions_by_index(prepared, chosen, skipped, attribution)
         tracer.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
 
@@ -416,7 +333,7 @@ class Pipeline:
         merged_tokens: int,
         budget: ContextBudget,
         pinned: list[ContextItem],
-        tracer: _Tracer | None,
+        tracer: Tracer | None,
     ) -> list[ScoredItem]:
         target = budget.target_tokens
         strategy = self.overflow_strategy
@@ -454,7 +371,7 @@ class Pipeline:
 
     @staticmethod
     def _trace_inclusions(
-        tracer: _Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
+        tracer: Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
     ) -> None:
         score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
         for item in placed:
@@ -514,7 +431,7 @@ class Pipeline:
 
 
 def _trace_slice_exclusions(
-    tracer: _Tracer,
+    tracer: Tracer,
     sorted_scored: list[ScoredItem],
     sliced: list[ContextItem],
     slice_exclusions: dict[int, ExclusionReason],
@@ -530,33 +447,3 @@ def _trace_slice_exclusions(
             continue
         reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
         tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)
-
-
-def _deduplicate(scoreable: list[ContextItem], scores: list[float], tracer: _Tracer | None) -> list[int]:
-    """Stage 3's survivors, ascending: per byte-exact content the highest score, then the lowest index.
-
-    Contents that occur once are found by C-level counting passes; only repeated ones are compared
-    in Python. The tracer hears of each dropped item in index order.
-    """
-    contents = list(map(_CONTENT, scoreable))
-    count = len(contents)
-    occurrences = Counter(contents)
-    if len(occurrences) == count:
-        return list(range(count))
-    dropped = list(map(gt, map(occurrences.__getitem__, contents), repeat(1)))
-    repeated = list(compress(range(count), dropped))
-    best: dict[str, int] = {}
-    for index in repeated:
-        content = contents[index]
-        kept = best.get(content)
-        if kept is None or scores[index] > scores[kept]:
-            best[content] = index
-    for index in best.values():
-        dropped[index] = False
-    if tracer is not None:
-        for index in repeated:
-            kept = best[contents[index]]
-            if kept != index:
-                reason = Deduplicated(scoreable[kept].content)
-                tracer.excluded(PipelineStage.DEDUPLICATE, scoreable[index], scores[index], reason)
-    return list(compress(range(count), map(not_, dropped)))

@@ -1,31 +1,8 @@
-"""The policy presets, as ``cupel.presets.chat()`` etc. (see :mod:`cupel.policy.presets`)."""
+"""The policy presets, as ``cupel.presets.chat()`` etc.: :mod:`cupel.policy.presets` under a shorter name."""
 
 from __future__ import annotations
 
-from cupel.policy.presets import (
-    UnknownPresetError,
-    chat,
-    code_review,
-    debugging,
-    document_qa,
-    get_preset,
-    long_running,
-    preset_description,
-    preset_names,
-    rag,
-    tool_use,
-)
+from cupel.policy import presets as _presets
+from cupel.policy.presets import *  # noqa: F403
 
-__all__ = [
-    "UnknownPresetError",
-    "chat",
-    "code_review",
-    "debugging",
-    "document_qa",
-    "get_preset",
-    "long_running",
-    "preset_description",
-    "preset_names",
-    "rag",
-    "tool_use",
-]
+__all__ = _presets.__all__

@@ -180,3 +180,14 @@ def test_importing_cupel_tokens_imports_no_optional_package() -> None:
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_resolve_counter_still_importable_from_tokens_base() -> None:
+    import cupel.tokens
+    from cupel.tokens import base
+
+    with pytest.warns(DeprecationWarning, match="import it from cupel.tokens"):
+        moved = base.resolve_counter
+    assert moved is cupel.tokens.resolve_counter
+    with pytest.raises(AttributeError):
+        _ = base.no_such_name

@@ -140,9 +140,5 @@ def overflow_from_dict(data: object, path: str = "overflow") -> OverflowEvent:
         raise fail(path, f"missing required field {missing.args[0]!r}") from None
 
 
-register_codec(
-    "event", lambda event: event_to_dict(event), lambda _cls, data, path: event_from_dict(data, path)
-)
-register_codec(
-    "overflow", lambda event: overflow_to_dict(event), lambda _cls, data, path: overflow_from_dict(data, path)
-)
+register_codec("event", event_to_dict, lambda _cls, data, path: event_from_dict(data, path))
+register_codec("overflow", overflow_to_dict, lambda _cls, data, path: overflow_from_dict(data, path))

@@ -134,6 +134,4 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
         raise fail(path, f"missing required field {missing.args[0]!r}") from None
 
 
-register_codec(
-    "report", lambda report: report_to_dict(report), lambda _cls, data, path: report_from_dict(data, path)
-)
+register_codec("report", report_to_dict, lambda _cls, data, path: report_from_dict(data, path))

@@ -12,7 +12,7 @@ from cupel.policy.errors import PolicyFileError
 
 __all__ = ["format_duration", "parse_duration"]
 
-_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:us|ms|d|h|m|s))+")
+DURATION_PATTERN = re.compile(r"(?:\d+(?:\.\d+)?(?:us|ms|d|h|m|s))+")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(us|ms|d|h|m|s)")
 _MICROSECONDS = {
     "d": 86_400_000_000,
@@ -31,7 +31,7 @@ def parse_duration(value: object, path: str = "duration") -> timedelta:
     """
     if isinstance(value, str):
         text = value.strip()
-        if not _DURATION.fullmatch(text):
+        if not DURATION_PATTERN.fullmatch(text):
             raise PolicyFileError(
                 path,
                 'must be a duration such as "30m", "1h30m" or "2d" (units d, h, m, s, ms, us), '

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
+from cupel.policy._entries import _type_name
 from cupel.policy.policy import Policy
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers import (
@@ -182,7 +183,7 @@ _PRESETS: dict[str, _Preset] = {
 def _normalize(name: object) -> str:
     if not isinstance(name, str):
         raise CupelTypeError(f"preset name must be a string, got {name!r}")
-    return name.strip().lower().replace("-", "_")
+    return _type_name(name)
 
 
 def _lookup(name: object) -> _Preset:

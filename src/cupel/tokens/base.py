@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -97,3 +99,16 @@ def _check_texts(owner: str, texts: Sequence[str]) -> Sequence[str]:
                 f"{owner}.count_many: texts[{index}] must be a str, got {type(text).__name__}"
             )
     return texts
+
+
+def __getattr__(name: str) -> object:
+    # resolve_counter moved to cupel.tokens.resolve (above the counters it returns); it stays
+    # importable from here, with a warning. Bound by name: this module sits below that one.
+    if name == "resolve_counter":
+        warnings.warn(
+            "cupel.tokens.base.resolve_counter is deprecated; import it from cupel.tokens",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module("cupel.tokens.resolve").resolve_counter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,118 @@
+"""How a pipeline run reports to a trace collector: stage events, item events, observer callbacks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cupel._prepared import Prepared
+from cupel.diagnostics.attribution import SliceAttribution
+from cupel.diagnostics.events import item_event
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, budget_exceeded
+from cupel.diagnostics.trace import (
+    DiagnosticTraceCollector,
+    PipelineStage,
+    TraceCollector,
+    TraceDetailLevel,
+    TraceEvent,
+)
+from cupel.model import ContextItem
+
+__all__ = ["Tracer"]
+
+# The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
+_INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
+
+
+class Tracer:
+    """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
+
+    __slots__ = (
+        "collector",
+        "item_events",
+        "observer",
+        "on_excluded",
+        "on_included",
+        "record_item",
+        "run_end",
+        "stage_started_ns",
+        "stage_wall_ns",
+    )
+
+    def __init__(self, collector: TraceCollector) -> None:
+        self.collector = collector
+        self.item_events = getattr(collector, "detail_level", TraceDetailLevel.ITEM) >= (
+            TraceDetailLevel.ITEM
+        )
+        self.observer: Any = collector if hasattr(collector, "on_excluded") else None
+        self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
+        self.stage_started_ns = 0
+        self.stage_wall_ns = 0
+        # Bound once: the per-item calls of a large run. The report-building collector without a
+        # callback keeps every item event as it comes, so its event list is appended to directly.
+        self.record_item: Callable[[TraceEvent], None] | None = None
+        if self.item_events:
+            self.record_item = collector.record_item_event
+            if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
+                self.record_item = collector.events.append
+        observer: Any = self.observer
+        self.on_excluded: Callable[[PipelineStage, ContextItem, float, ExclusionReason], None] | None = (
+            None if observer is None else observer.on_excluded
+        )
+        self.on_included: Callable[[ContextItem, float, InclusionReason], None] | None = (
+            None if observer is None else observer.on_included
+        )
+
+    def start(self) -> None:
+        self.stage_wall_ns = time.time_ns()
+        self.stage_started_ns = time.perf_counter_ns()
+
+    def finish(self, stage: PipelineStage, items_in: int, items_out: int) -> None:
+        elapsed_ns = time.perf_counter_ns() - self.stage_started_ns
+        self.collector.record_stage_event(TraceEvent(stage, elapsed_ns / 1e6, items_out))
+        if self.observer is not None:
+            self.observer.on_stage_complete(
+                stage, self.stage_wall_ns, self.stage_wall_ns + elapsed_ns, items_in, items_out
+            )
+        self.start()
+
+    def excluded(
+        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
+    ) -> None:
+        if self.record_item is not None:
+            self.record_item(item_event(stage, reason.describe()))
+        if self.on_excluded is not None:
+            self.on_excluded(stage, item, score, reason)
+
+    def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
+        if self.record_item is not None:
+            self.record_item(item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}"))
+        if self.on_included is not None:
+            self.on_included(item, score, reason)
+
+    def slice_exclusions_by_index(
+        self,
+        prepared: Prepared,
+        chosen: list[int],
+        skipped: list[tuple[int, int]],
+        attribution: SliceAttribution,
+    ) -> None:
+        """Report the candidates a slicer working on index lists left out, in score order.
+
+        ``skipped`` pairs an index with the tokens remaining when the slicer passed it over (its
+        BudgetExceeded); :class:`SliceAttribution` decides the reason reported, as for any slicer.
+        """
+        scoreable = prepared.scoreable
+        scores = prepared.scores
+        tokens = prepared.tokens
+        remaining_at = dict(skipped)
+        selected = set(chosen)
+        for index in prepared.order:
+            if index in selected:
+                continue
+            item = scoreable[index]
+            score = scores[index]
+            remaining = remaining_at.get(index)
+            explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
+            self.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))

@@ -1,0 +1,158 @@
+"""Generate ``policy.schema.json`` from the registry, so the schema and the loader cannot disagree.
+
+The built-in types, their parameters, the presets and the enumerations all come from the code that
+reads policy files. Where the loader accepts other spellings (type and preset names in any letter
+case, ``-`` for ``_``, surrounding spaces; ``overflow_strategy`` and ``scarcity`` in any letter case),
+the schema accepts them too, and lists the canonical spellings first so that editors suggest them.
+
+Regenerate the shipped file with ``python -m cupel.policy._schema``; a test checks that it is current.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cupel.model import OverflowStrategy
+from cupel.policy._entries import _Registry
+from cupel.policy._readers import COUNT_QUOTA_ENTRY, CURVES, DURATION, QUOTA_ENTRY, WEIGHT, caseless, spelled
+from cupel.policy.files import _TOP_KEYS
+from cupel.policy.policy import FORMAT_VERSION
+from cupel.policy.presets import preset_names
+from cupel.policy.registry import _PLACERS, _SCORERS, _SLICERS
+
+__all__ = ["SCHEMA_PATH", "generate_schema", "schema_text"]
+
+SCHEMA_PATH = Path(__file__).with_name("policy.schema.json")
+
+
+def _component(registry: _Registry, *, weighted: bool) -> dict[str, dict[str, Any]]:
+    """The definitions of one role: the union, one per built-in type, and the open custom entry."""
+    role = registry.role
+    entries = [entry for entry in (registry.get(name) for name in registry.names()) if entry is not None]
+    builtins = [entry for entry in entries if entry.builtin]
+    names = [entry.name for entry in builtins]
+    plain = [entry.name for entry in builtins if not entry.required]
+    weight = {"weight": {"$ref": "#/$defs/weight"}} if weighted else {}
+    defs: dict[str, dict[str, Any]] = {
+        role: {
+            "oneOf": [
+                {
+                    "anyOf": [{"enum": plain}, caseless(plain), {"type": "string", "not": caseless(names)}],
+                    "description": (
+                        f'Shorthand for {{type = "<name>"}}: a {role} type without required parameters.'
+                    ),
+                },
+                *({"$ref": f"#/$defs/{role}.{name}"} for name in names),
+                {"$ref": f"#/$defs/{role}.custom"},
+            ]
+        }
+    }
+    for entry in builtins:
+        defs[f"{role}.{entry.name}"] = {
+            "type": "object",
+            "properties": {"type": spelled([entry.name]), **weight, **(entry.params or {})},
+            "required": ["type", *entry.required],
+            "additionalProperties": False,
+            "description": entry.description,
+        }
+    defs[f"{role}.custom"] = {
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"type": "string", "not": caseless(names)}, **weight},
+        "description": (
+            f"A custom {role} type registered with register_{role}(); its keys are passed to the factory."
+        ),
+    }
+    return defs
+
+
+def _curve() -> dict[str, Any]:
+    return {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"type": spelled([name]), **params},
+                "required": ["type", *params],
+                "additionalProperties": False,
+            }
+            for name, params in CURVES.items()
+        ]
+    }
+
+
+def generate_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of policy documents, built from the registry's built-in types."""
+    properties: dict[str, Any] = {
+        "$schema": {"type": "string"},
+        "version": {"const": FORMAT_VERSION, "description": "Policy file format version."},
+        "extends": {
+            **spelled(preset_names()),
+            "description": "A preset to start from; every other key given replaces the preset's value.",
+        },
+        "scorers": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"$ref": "#/$defs/scorer"},
+            "description": "One scorer, or two or more combined by a composite with their weights.",
+        },
+        "slicer": {"$ref": "#/$defs/slicer"},
+        "placer": {"$ref": "#/$defs/placer"},
+        "deduplication": {"type": "boolean", "default": True},
+        "overflow_strategy": {
+            **spelled((strategy.value for strategy in OverflowStrategy), dashes=False),
+            "default": OverflowStrategy.THROW.value,
+        },
+    }
+    if tuple(properties) != _TOP_KEYS:
+        raise AssertionError(f"schema keys {tuple(properties)} differ from the loader's {_TOP_KEYS}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:cupel:policy:{FORMAT_VERSION}",
+        "title": "cupel policy",
+        "description": (
+            "A cupel policy file (TOML or JSON): scorer, slicer, placer, deduplication and overflow "
+            "strategy. See docs/policies.md."
+        ),
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "if": {"not": {"required": ["extends"]}},
+        "then": {"required": ["scorers", "slicer", "placer"]},
+        "$defs": {
+            "weight": WEIGHT,
+            "duration": DURATION,
+            "curve": _curve(),
+            "quotaEntry": QUOTA_ENTRY,
+            "countQuotaEntry": COUNT_QUOTA_ENTRY,
+            **_component(_SCORERS, weighted=True),
+            **_component(_SLICERS, weighted=False),
+            **_component(_PLACERS, weighted=False),
+        },
+    }
+
+
+def schema_text() -> str:
+    """The generated schema as the shipped file spells it."""
+    return json.dumps(generate_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_PATH
+    _write(target, schema_text())
+    print(f"wrote {target}")
