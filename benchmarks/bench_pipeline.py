@@ -1,7 +1,7 @@
 """Time ``Pipeline.run`` and ``Pipeline.dry_run`` on synthetic candidate sets up to 1,000,000 items.
 
 Usage: ``python benchmarks/bench_pipeline.py [--json] [--sizes 1000,10000,100000,1000000] [--repeat 7]
-[--no-numpy]``.
+[--no-numpy] [--no-peaks] [--pipeline composite]``.
 
 For each size and each of two pipelines -- Composite(Recency 2, Priority 1, Kind 1) + GreedySlice +
 ChronologicalPlacer, and Scaled(Frequency) + GreedySlice + UShapedPlacer -- reports the medians (and
@@ -103,6 +103,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7, help="interleaved rounds below 100k (fewer above)")
     parser.add_argument("--no-numpy", action="store_true", help="disable the optional numpy paths")
     parser.add_argument("--no-peaks", action="store_true", help="skip the tracemalloc measurements")
+    parser.add_argument("--pipeline", help="measure only the pipeline whose name starts with this")
     args = parser.parse_args()
     if args.no_numpy:
         os.environ["CUPEL_NO_NUMPY"] = "1"  # read when cupel first looks for numpy
@@ -111,7 +112,11 @@ def main() -> int:
 
     from cupel import ContextBudget
 
-    pipelines = _pipelines()
+    pipelines = {
+        name: pipeline
+        for name, pipeline in _pipelines().items()
+        if args.pipeline is None or name.startswith(args.pipeline)
+    }
     sizes = [int(size) for size in args.sizes.split(",")]
     results: dict[str, dict[str, Any]] = {name: {} for name in pipelines}
     for size in sizes:
