@@ -2,44 +2,16 @@
 
 Build :class:`ContextItem` candidates, pick a :class:`ContextBudget`, and run a :class:`Pipeline` of a
 scorer, a slicer and a placer. ``Pipeline.dry_run`` explains every inclusion and exclusion.
+
+Only the model, the pipeline and the errors are imported with the package; every other public name
+is imported from its module the first time it is used (``_LAZY`` below), so ``import cupel`` stays fast.
 """
 
-from cupel.analytics import (
-    ItemStatus,
-    PolicySensitivityDiffEntry,
-    PolicySensitivityReport,
-    budget_utilization,
-    find_min_budget_for,
-    get_marginal_items,
-    kind_diversity,
-    policy_sensitivity,
-    policy_sensitivity_from_pipelines,
-    quota_utilization,
-    timestamp_coverage,
-)
-from cupel.diagnostics import (
-    BudgetExceeded,
-    Deduplicated,
-    ExclusionReason,
-    Filtered,
-    InclusionReason,
-    NegativeTokens,
-    PinnedOverride,
-    QuotaCapExceeded,
-    QuotaRequireDisplaced,
-    ScoredTooLow,
-    UnknownExclusionReason,
-)
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
-from cupel.diagnostics.trace import (
-    DiagnosticTraceCollector,
-    NullTraceCollector,
-    OverflowEvent,
-    PipelineStage,
-    TraceCollector,
-    TraceDetailLevel,
-    TraceEvent,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cupel._lazy import lazy_exports
 from cupel.errors import (
     BudgetOverflowError,
     CupelError,
@@ -58,57 +30,111 @@ from cupel.model import (
     OverflowStrategy,
     ScoredItem,
 )
-from cupel.pipeline import Pipeline, compute_effective_budget
-from cupel.placers import ChronologicalPlacer, UShapedPlacer
-from cupel.policy import (
-    Policy,
-    PolicyFileError,
-    UnknownPresetError,
-    dump_policy,
-    get_preset,
-    load_policy,
-    loads_policy,
-    policy_from_dict,
-    policy_to_dict,
-    preset_description,
-    preset_names,
-    register_placer,
-    register_scorer,
-    register_slicer,
-    save_policy,
+from cupel.pipeline import (
+    Pipeline,
+    compute_effective_budget,
 )
-from cupel.protocols import BatchScorer, Placer, Scorer, Slicer, TimeProvider
-from cupel.scorers import (
-    CompositeScorer,
-    DecayScorer,
-    ExponentialCurve,
-    FixedTimeProvider,
-    FrequencyScorer,
-    KindScorer,
-    MetadataKeyScorer,
-    MetadataTrustScorer,
-    PriorityScorer,
-    RecencyScorer,
-    ReflexiveScorer,
-    ScaledScorer,
-    StepCurve,
-    SystemTimeProvider,
-    TagScorer,
-    WindowCurve,
-)
-from cupel.slicers import (
-    CountConstrainedKnapsackSlice,
-    CountQuotaEntry,
-    CountQuotaSlice,
-    CountRequirementShortfall,
-    GreedySlice,
-    KnapsackSlice,
-    QuotaEntry,
-    QuotaSet,
-    QuotaSlice,
-    ScarcityBehavior,
-    SliceOutcome,
-)
+
+if TYPE_CHECKING:
+    from cupel.analytics import (
+        ItemStatus,
+        PolicySensitivityDiffEntry,
+        PolicySensitivityReport,
+        budget_utilization,
+        find_min_budget_for,
+        get_marginal_items,
+        kind_diversity,
+        policy_sensitivity,
+        policy_sensitivity_from_pipelines,
+        quota_utilization,
+        timestamp_coverage,
+    )
+    from cupel.diagnostics import (
+        BudgetExceeded,
+        Deduplicated,
+        ExclusionReason,
+        Filtered,
+        InclusionReason,
+        NegativeTokens,
+        PinnedOverride,
+        QuotaCapExceeded,
+        QuotaRequireDisplaced,
+        ScoredTooLow,
+        UnknownExclusionReason,
+    )
+    from cupel.diagnostics.report import (
+        ExcludedItem,
+        IncludedItem,
+        SelectionReport,
+    )
+    from cupel.diagnostics.trace import (
+        DiagnosticTraceCollector,
+        NullTraceCollector,
+        OverflowEvent,
+        PipelineStage,
+        TraceCollector,
+        TraceDetailLevel,
+        TraceEvent,
+    )
+    from cupel.placers import (
+        ChronologicalPlacer,
+        UShapedPlacer,
+    )
+    from cupel.policy import (
+        Policy,
+        PolicyFileError,
+        UnknownPresetError,
+        dump_policy,
+        get_preset,
+        load_policy,
+        loads_policy,
+        policy_from_dict,
+        policy_to_dict,
+        preset_description,
+        preset_names,
+        register_placer,
+        register_scorer,
+        register_slicer,
+        save_policy,
+    )
+    from cupel.protocols import (
+        BatchScorer,
+        Placer,
+        Scorer,
+        Slicer,
+        TimeProvider,
+    )
+    from cupel.scorers import (
+        CompositeScorer,
+        DecayScorer,
+        ExponentialCurve,
+        FixedTimeProvider,
+        FrequencyScorer,
+        KindScorer,
+        MetadataKeyScorer,
+        MetadataTrustScorer,
+        PriorityScorer,
+        RecencyScorer,
+        ReflexiveScorer,
+        ScaledScorer,
+        StepCurve,
+        SystemTimeProvider,
+        TagScorer,
+        WindowCurve,
+    )
+    from cupel.slicers import (
+        CountConstrainedKnapsackSlice,
+        CountQuotaEntry,
+        CountQuotaSlice,
+        CountRequirementShortfall,
+        GreedySlice,
+        KnapsackSlice,
+        QuotaEntry,
+        QuotaSet,
+        QuotaSlice,
+        ScarcityBehavior,
+        SliceOutcome,
+    )
 
 __version__ = "0.1.0"
 
@@ -212,3 +238,91 @@ __all__ = [
     "save_policy",
     "timestamp_coverage",
 ]
+
+#: Public names imported on first use: name -> module. Add new exports here (and to __all__).
+_LAZY: dict[str, str] = {
+    "ItemStatus": "cupel.analytics",
+    "PolicySensitivityDiffEntry": "cupel.analytics",
+    "PolicySensitivityReport": "cupel.analytics",
+    "budget_utilization": "cupel.analytics",
+    "find_min_budget_for": "cupel.analytics",
+    "get_marginal_items": "cupel.analytics",
+    "kind_diversity": "cupel.analytics",
+    "policy_sensitivity": "cupel.analytics",
+    "policy_sensitivity_from_pipelines": "cupel.analytics",
+    "quota_utilization": "cupel.analytics",
+    "timestamp_coverage": "cupel.analytics",
+    "BudgetExceeded": "cupel.diagnostics",
+    "Deduplicated": "cupel.diagnostics",
+    "ExclusionReason": "cupel.diagnostics",
+    "Filtered": "cupel.diagnostics",
+    "InclusionReason": "cupel.diagnostics",
+    "NegativeTokens": "cupel.diagnostics",
+    "PinnedOverride": "cupel.diagnostics",
+    "QuotaCapExceeded": "cupel.diagnostics",
+    "QuotaRequireDisplaced": "cupel.diagnostics",
+    "ScoredTooLow": "cupel.diagnostics",
+    "UnknownExclusionReason": "cupel.diagnostics",
+    "ExcludedItem": "cupel.diagnostics.report",
+    "IncludedItem": "cupel.diagnostics.report",
+    "SelectionReport": "cupel.diagnostics.report",
+    "DiagnosticTraceCollector": "cupel.diagnostics.trace",
+    "NullTraceCollector": "cupel.diagnostics.trace",
+    "OverflowEvent": "cupel.diagnostics.trace",
+    "PipelineStage": "cupel.diagnostics.trace",
+    "TraceCollector": "cupel.diagnostics.trace",
+    "TraceDetailLevel": "cupel.diagnostics.trace",
+    "TraceEvent": "cupel.diagnostics.trace",
+    "ChronologicalPlacer": "cupel.placers",
+    "UShapedPlacer": "cupel.placers",
+    "Policy": "cupel.policy",
+    "PolicyFileError": "cupel.policy",
+    "UnknownPresetError": "cupel.policy",
+    "dump_policy": "cupel.policy",
+    "get_preset": "cupel.policy",
+    "load_policy": "cupel.policy",
+    "loads_policy": "cupel.policy",
+    "policy_from_dict": "cupel.policy",
+    "policy_to_dict": "cupel.policy",
+    "preset_description": "cupel.policy",
+    "preset_names": "cupel.policy",
+    "register_placer": "cupel.policy",
+    "register_scorer": "cupel.policy",
+    "register_slicer": "cupel.policy",
+    "save_policy": "cupel.policy",
+    "BatchScorer": "cupel.protocols",
+    "Placer": "cupel.protocols",
+    "Scorer": "cupel.protocols",
+    "Slicer": "cupel.protocols",
+    "TimeProvider": "cupel.protocols",
+    "CompositeScorer": "cupel.scorers",
+    "DecayScorer": "cupel.scorers",
+    "ExponentialCurve": "cupel.scorers",
+    "FixedTimeProvider": "cupel.scorers",
+    "FrequencyScorer": "cupel.scorers",
+    "KindScorer": "cupel.scorers",
+    "MetadataKeyScorer": "cupel.scorers",
+    "MetadataTrustScorer": "cupel.scorers",
+    "PriorityScorer": "cupel.scorers",
+    "RecencyScorer": "cupel.scorers",
+    "ReflexiveScorer": "cupel.scorers",
+    "ScaledScorer": "cupel.scorers",
+    "StepCurve": "cupel.scorers",
+    "SystemTimeProvider": "cupel.scorers",
+    "TagScorer": "cupel.scorers",
+    "WindowCurve": "cupel.scorers",
+    "CountConstrainedKnapsackSlice": "cupel.slicers",
+    "CountQuotaEntry": "cupel.slicers",
+    "CountQuotaSlice": "cupel.slicers",
+    "CountRequirementShortfall": "cupel.slicers",
+    "GreedySlice": "cupel.slicers",
+    "KnapsackSlice": "cupel.slicers",
+    "QuotaEntry": "cupel.slicers",
+    "QuotaSet": "cupel.slicers",
+    "QuotaSlice": "cupel.slicers",
+    "ScarcityBehavior": "cupel.slicers",
+    "SliceOutcome": "cupel.slicers",
+}
+
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)

@@ -4,6 +4,7 @@ Each function here has a plain-Python twin that defines its behaviour; results a
 compare the two on random inputs). The pure-Python path runs when numpy is missing, for small lists, and
 for inputs numpy cannot represent exactly (integers beyond int64, NaN scores). Large lists are where it
 pays: Python-object sorts and lookups there are dominated by cache misses, not by the work itself.
+Each function checks the size first, so numpy is imported only once an input reaches ``THRESHOLD``.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ def numpy_module() -> Any:
 
 def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     """numpy twin of :func:`cupel.scorers._base.rank_scores`; None when it cannot be used exactly."""
+    if len(keys) < THRESHOLD:
+        return None
     np = numpy_module()
-    if np is None or len(keys) < THRESHOLD:
+    if np is None:
         return None
     complete = None not in keys
     try:
@@ -58,8 +61,10 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
 
 def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int] | None:
     """``sorted(indices, key=scores.__getitem__, reverse=True)`` (a stable sort), or None."""
+    if len(indices) < THRESHOLD:
+        return None
     np = numpy_module()
-    if np is None or len(indices) < THRESHOLD:
+    if np is None:
         return None
     index = np.array(indices, dtype=np.intp)
     values = _gather(np, scores, np.float64, index)
@@ -75,8 +80,10 @@ def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -
 
     The same two roundings per term as the pure loop (numpy does not fuse multiply and add).
     """
+    if not columns or len(columns[0]) < THRESHOLD:
+        return None
     np = numpy_module()
-    if np is None or not columns or len(columns[0]) < THRESHOLD:
+    if np is None:
         return None
     total = np.zeros(len(columns[0]), dtype=np.float64)
     for column, weight in zip(columns, weights, strict=True):
@@ -90,8 +97,10 @@ def greedy_order(
 ) -> tuple[list[int], list[int]] | None:
     """Candidates of ``order`` by value density descending (ties by position in ``order``) and their
     token counts in that order, or None."""
+    if len(order) < THRESHOLD:
+        return None
     np = numpy_module()
-    if np is None or len(order) < THRESHOLD:
+    if np is None:
         return None
     index = np.array(order, dtype=np.intp)
     counts = _gather(np, tokens, np.int64, index)
@@ -112,8 +121,10 @@ def greedy_order(
 
 def stable_order(keys: Sequence[int], indices: Sequence[int]) -> list[int] | None:
     """``sorted(indices, key=keys.__getitem__)`` (a stable sort on integer keys), or None."""
+    if len(indices) < THRESHOLD:
+        return None
     np = numpy_module()
-    if np is None or len(indices) < THRESHOLD:
+    if np is None:
         return None
     index = np.array(indices, dtype=np.intp)
     values = _gather(np, keys, np.int64, index)

@@ -8,7 +8,6 @@ above this module. :mod:`cupel.wire` is the public face of all converters.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Self, TypeVar
@@ -53,11 +52,15 @@ class WireFormat:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
+        import json  # imported on use: it compiles regular expressions, a cost for ``import cupel``
+
         return cls.from_dict(json.loads(text))
 
 
 def dumps(data: Any, *, indent: int | None = None) -> str:
     """``json.dumps`` with a clear error for metadata values JSON cannot represent."""
+    import json
+
     try:
         return json.dumps(data, indent=indent, ensure_ascii=False)
     except TypeError as error:

@@ -12,7 +12,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
@@ -27,7 +27,6 @@ from cupel.diagnostics.reasons import (
     InclusionReason,
     NegativeTokens,
 )
-from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     OverflowEvent,
@@ -43,6 +42,10 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
+
+if TYPE_CHECKING:
+    # The report module is loaded by the collector that builds a report, not with the pipeline.
+    from cupel.diagnostics.report import SelectionReport
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -124,13 +127,11 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
-        if not collector.is_enabled:
-            return self._execute(items, budget, None)
+        tracer = Tracer(collector) if collector.is_enabled else None
         if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
-            # Only this pipeline's and the collector's code builds records: see _gc_pause.
-            with collector_paused():
-                return self._execute(items, budget, Tracer(collector))
-        return self._execute(items, budget, Tracer(collector))
+            with collector_paused():  # only this pipeline's and the collector's code build records
+                return self._execute(items, budget, tracer)
+        return self._execute(items, budget, tracer)
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""

@@ -79,5 +79,5 @@ def test_as_tokenizer() -> None:
     assert as_tokenizer(None) == SimpleTokenizer()
     assert as_tokenizer(SIMPLE) is SIMPLE
     assert as_tokenizer(len) == CallableTokenizer(len)
-    with pytest.raises(CupelTypeError, match="tokenizer must provide count_tokens"):
+    with pytest.raises(CupelTypeError, match="tokenizer must be a TokenCounter"):
         as_tokenizer(3)  # type: ignore[arg-type]

@@ -152,7 +152,7 @@ def test_policies_list_and_show() -> None:
     assert shown.returncode == 0
     assert '{ type = "reflexive", weight = 3.0 }' in shown.stdout and 'placer = "u_shaped"' in shown.stdout
     as_json = json.loads(cupel("policies", "show", "document_qa", "--format", "json").stdout)
-    assert as_json["slicer"] == {"type": "knapsack", "bucket_size": 100}
+    assert as_json["slicer"] == {"type": "knapsack", "bucket_size": 25}
 
 
 def test_batch_mode_keeps_input_order(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from cupel.assembly.hashing import content_hash
 from cupel.assembly.ordering import check_documents, sort_results
 from cupel.assembly.packing import pack_sorted
 from cupel.assembly.retriever import Retriever, retrieve, state_root_of
-from cupel.assembly.tokenizer import Tokenizer, as_tokenizer
+from cupel.assembly.tokenizer import TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext, ContextMetadata, RetrievalResult
 from cupel.errors import CupelTypeError
 from cupel.model import epoch_microseconds
@@ -22,7 +22,6 @@ from cupel.model import epoch_microseconds
 __all__ = ["apply_recency", "assemble_context", "limit_per_document", "verify_determinism"]
 
 RetrieverLike = Retriever | Callable[[str], Iterable[RetrievalResult]]
-TokenizerLike = Tokenizer | Callable[[str], int] | None
 
 
 def apply_recency(results: Sequence[RetrievalResult]) -> list[RetrievalResult]:

@@ -8,12 +8,12 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from datetime import datetime
 
-from cupel.assembly.assemble import RetrieverLike, TokenizerLike, assemble_context
+from cupel.assembly.assemble import RetrieverLike, assemble_context
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.config import AssemblyConfig
 from cupel.assembly.hashing import content_hash
 from cupel.assembly.retriever import state_root_of
-from cupel.assembly.tokenizer import as_tokenizer
+from cupel.assembly.tokenizer import TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from cupel.assembly.tokenizer import Tokenizer, as_tokenizer, checked_count
+from cupel.assembly.tokenizer import TokenizerLike, as_tokenizer, checked_count
 from cupel.assembly.types import Document, RetrievalResult
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
@@ -105,7 +105,7 @@ def group_positions(ordered: Sequence[RetrievalResult]) -> list[list[int]]:
 
 
 def group_by_document(
-    results: Iterable[RetrievalResult], tokenizer: Tokenizer | Callable[[str], int] | None = None
+    results: Iterable[RetrievalResult], tokenizer: TokenizerLike = None
 ) -> tuple[DocumentGroup, ...]:
     """Group results by document, groups ordered by max score descending, ties by document path (§6).
 

@@ -22,7 +22,7 @@ from enum import StrEnum
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.format import chunk_annotation
 from cupel.assembly.ordering import check_documents, group_positions, reading_key, sort_results
-from cupel.assembly.tokenizer import Tokenizer, as_tokenizer, checked_count
+from cupel.assembly.tokenizer import Tokenizer, TokenizerLike, as_tokenizer, checked_count
 from cupel.assembly.types import AssembledContext, ContextChunk, RetrievalResult
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
@@ -191,7 +191,7 @@ def pack_sorted(
 def pack_context(
     results: Iterable[RetrievalResult],
     budget: TokenBudget,
-    tokenizer: Tokenizer | Callable[[str], int] | None = None,
+    tokenizer: TokenizerLike = None,
     strategy: PackingStrategy | str = PackingStrategy.GREEDY,
     *,
     include_metadata: bool = False,

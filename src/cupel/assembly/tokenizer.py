@@ -1,21 +1,36 @@
-"""Token counting for context assembly (CFS-021 §4)."""
+"""Token counting for context assembly (CFS-021 §4), on cupel's one tokenizer protocol.
+
+Assembly takes any :class:`~cupel.tokens.TokenCounter` (``TiktokenCounter``, ``HuggingFaceCounter``,
+``HeuristicCounter``, your own), a tokenizer with the spec's ``count_tokens``/``truncate_to_tokens``
+(:class:`Tokenizer`, kept for existing code), or a bare ``text -> int`` function. Counters without a
+``truncate`` method are truncated by :func:`~cupel.tokens.truncate.truncate_by_count`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.tokens.base import TokenCounter, TokenCounterBase
+from cupel.tokens.heuristic import HeuristicCounter
+from cupel.tokens.truncate import truncate_by_count
 
-__all__ = ["CallableTokenizer", "SimpleTokenizer", "Tokenizer", "as_tokenizer", "checked_count"]
-
-_ELLIPSIS = "..."
+__all__ = [
+    "CallableTokenizer",
+    "SimpleTokenizer",
+    "Tokenizer",
+    "TokenizerLike",
+    "as_tokenizer",
+    "checked_count",
+]
 
 
 @runtime_checkable
 class Tokenizer(Protocol):
-    """Counts and truncates text in tokens (CFS-021 §4). Implementations must be deterministic."""
+    """The spec's tokenizer interface (CFS-021 §4). Every :class:`~cupel.tokens.TokenCounterBase`
+    counter provides it; any :class:`~cupel.tokens.TokenCounter` is accepted where it is asked for."""
 
     def count_tokens(self, text: str) -> int:
         """The number of tokens in ``text``."""
@@ -26,41 +41,30 @@ class Tokenizer(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleTokenizer:
-    """The spec's default approximation: four bytes per token (CFS-021 §4).
+TokenizerLike: TypeAlias = "Tokenizer | TokenCounter | Callable[[str], int] | None"
+"""What the ``tokenizer`` arguments of assembly accept."""
 
-    Lengths are UTF-8 byte lengths, as the spec's ``text.len()`` is in its reference language. For ASCII
-    this is one byte per character; for other scripts it counts more tokens than a per-character
-    approximation would, which errs on the side of staying within the model's real budget.
+
+@dataclass(frozen=True, slots=True)
+class SimpleTokenizer(HeuristicCounter):
+    """The spec's default approximation: four UTF-8 bytes per token (CFS-021 §4).
+
+    ``HeuristicCounter(unit="utf8_bytes")`` under the spec's name. Lengths are UTF-8 byte lengths, as
+    the spec's ``text.len()`` is in its reference language: for ASCII one byte per character; for other
+    scripts it counts more tokens than a per-character approximation would, which errs on the side of
+    staying within the model's real budget. Truncation keeps the first ``max_tokens * 4`` bytes, trimmed,
+    followed by ``"..."``.
     """
 
-    def count_tokens(self, text: str) -> int:
-        """``ceil(len(utf8(text)) / 4)``."""
-        return (len(text.encode("utf-8")) + 3) // 4
-
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        """``text`` if it fits; else its first ``max_tokens * 4`` bytes, trimmed, followed by ``"..."``.
-
-        The cut never splits a character. As in the spec, the ellipsis can make the result count one token
-        more than ``max_tokens``; the packer re-counts every fragment before using it.
-        """
-        max_bytes = max(max_tokens, 0) * 4
-        encoded = text.encode("utf-8")
-        if len(encoded) <= max_bytes:
-            return text
-        # Dropping the undecodable tail removes exactly the partial character the byte cut may leave.
-        prefix = encoded[:max_bytes].decode("utf-8", errors="ignore")
-        return prefix.strip() + _ELLIPSIS
+    unit: Any = "utf8_bytes"
 
 
 @dataclass(frozen=True, slots=True)
-class CallableTokenizer:
-    """Adapts any token counter ``text -> int`` (e.g. a model's tokenizer) to :class:`Tokenizer`.
+class CallableTokenizer(TokenCounterBase):
+    """Adapts any token counter ``text -> int`` (e.g. a model's tokenizer) to the tokenizer protocol.
 
-    Truncation binary-searches the longest prefix whose count, with ``"..."`` appended, is at most
-    ``max_tokens`` (O(log n) calls of the counter), then backs off to a word boundary when there is one.
-    It assumes counts grow with the prefix, as they do for real tokenizers.
+    Truncation is :func:`~cupel.tokens.truncate.truncate_by_count`: the longest prefix whose count, with
+    ``"..."`` appended, is at most ``max_tokens``, backed off to a word boundary when there is one.
     """
 
     counter: Callable[[str], int]
@@ -71,28 +75,25 @@ class CallableTokenizer:
                 f"CallableTokenizer.counter must be callable, got {type(self.counter).__name__}"
             )
 
-    def count_tokens(self, text: str) -> int:
+    def count(self, text: str) -> int:
         return checked_count(self.counter, text)
 
-    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
-        if self.count_tokens(text) <= max_tokens:
-            return text
-        low, high = 0, len(text)  # invariant: a prefix of length `low` fits, `high` does not.
-        if self.count_tokens(_ELLIPSIS) > max_tokens:
-            return ""
-        while high - low > 1:
-            middle = (low + high) // 2
-            if self.count_tokens(text[:middle].rstrip() + _ELLIPSIS) <= max_tokens:
-                low = middle
-            else:
-                high = middle
-        prefix = text[:low]
-        if low < len(text) and not text[low].isspace():
-            boundary = max(prefix.rfind(" "), prefix.rfind("\n"), prefix.rfind("\t"))
-            if boundary > 0:
-                prefix = prefix[:boundary]
-        prefix = prefix.strip()
-        return prefix + _ELLIPSIS if prefix else ""
+
+@dataclass(frozen=True, slots=True)
+class _CounterTokenizer(TokenCounterBase):
+    """A :class:`~cupel.tokens.TokenCounter` without the spec's method names, given them."""
+
+    inner: Any
+
+    def count(self, text: str) -> int:
+        return checked_count(self.inner.count, text)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        cut = getattr(self.inner, "truncate", None)
+        if callable(cut):
+            result: str = cut(text, max_tokens)
+            return result
+        return truncate_by_count(self.count, text, max_tokens)
 
 
 def checked_count(counter: Callable[[str], int], text: str) -> int:
@@ -105,15 +106,18 @@ def checked_count(counter: Callable[[str], int], text: str) -> int:
     return count
 
 
-def as_tokenizer(tokenizer: Tokenizer | Callable[[str], int] | None) -> Tokenizer:
-    """A :class:`Tokenizer` from a tokenizer, a bare counter (as a :class:`CallableTokenizer`) or None."""
+def as_tokenizer(tokenizer: TokenizerLike) -> Tokenizer:
+    """A :class:`Tokenizer` from a tokenizer, a :class:`~cupel.tokens.TokenCounter`, a bare counter
+    ``text -> int`` (as a :class:`CallableTokenizer`) or None (:class:`SimpleTokenizer`)."""
     if tokenizer is None:
         return SimpleTokenizer()
     if isinstance(tokenizer, Tokenizer):
         return tokenizer
+    if callable(getattr(tokenizer, "count", None)):
+        return _CounterTokenizer(tokenizer)
     if callable(tokenizer):
         return CallableTokenizer(tokenizer)
     raise CupelTypeError(
-        "tokenizer must provide count_tokens and truncate_to_tokens, or be a callable text -> int; "
-        f"got {type(tokenizer).__name__}"
+        "tokenizer must be a TokenCounter (count, count_many), provide count_tokens and "
+        f"truncate_to_tokens, or be a callable text -> int; got {type(tokenizer).__name__}"
     )

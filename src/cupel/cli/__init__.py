@@ -1,19 +1,23 @@
-"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, conformance."""
+"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, conformance, eval."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 
 from cupel import __version__
-from cupel.cli import assemble, conformance, explain, policies, select, sensitivity
 from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
+#: The subcommands, each a module of this package with ``register(subcommands)``.
+SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "conformance", "eval")
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``command`` only that subcommand's module is imported and registered."""
     parser = argparse.ArgumentParser(
         prog="cupel",
         description="Decide what goes into a language model's context window.",
@@ -21,14 +25,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cupel {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (select, explain, sensitivity, policies, assemble, conformance):
-        module.register(subcommands)
+    for name in SUBCOMMANDS:
+        if command is None or name == command:
+            importlib.import_module(f"cupel.cli.{name}").register(subcommands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # The top-level options take no values, so the first bare word is the subcommand (if any): import
+    # just its module. Anything else (help, a typo) builds the full parser.
+    command = next((argument for argument in arguments if not argument.startswith("-")), None)
+    parser = build_parser(command if command in SUBCOMMANDS else None)
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -162,12 +162,14 @@ def add_budget_arguments(parser: argparse.ArgumentParser, *, required: bool = Tr
     parser.add_argument("--reserve", type=int, default=0, metavar="N", help="tokens reserved for the output")
 
 
-def add_tokenizer_argument(parser: argparse.ArgumentParser) -> None:
+def add_tokenizer_argument(parser: argparse.ArgumentParser, *, default: str = "heuristic") -> None:
+    from cupel.tokens.named import COUNTER_NAMES
+
     parser.add_argument(
         "--tokenizer",
-        default="heuristic",
-        metavar="NAME",
-        help="token counter for chat transcripts: heuristic (chars/4, default), cl100k_base, o200k_base",
+        default=default,
+        metavar="NAME|FILE",
+        help=f"token counter: {COUNTER_NAMES} (default: {default})",
     )
 
 
@@ -198,16 +200,10 @@ def pipeline_for(spec: str) -> Pipeline:
 
 
 def resolve_counter(name: str) -> Any:
-    """The token counter named by ``--tokenizer``."""
-    from cupel.tokens import HeuristicCounter
+    """The token counter named by ``--tokenizer`` (see :func:`cupel.tokens.counter_from_name`)."""
+    from cupel.tokens import counter_from_name
 
-    if name in ("heuristic", "chars/4", "default"):
-        return HeuristicCounter()
-    if name in ("cl100k_base", "o200k_base"):
-        from cupel.tokens import TiktokenCounter
-
-        try:
-            return TiktokenCounter(name)
-        except CupelError as error:
-            raise CliError(f"--tokenizer: {error}") from None
-    raise CliError(f"--tokenizer: unknown tokenizer {name!r}; use heuristic, cl100k_base or o200k_base")
+    try:
+        return counter_from_name(name)
+    except CupelError as error:
+        raise CliError(f"--tokenizer: {error}") from None

@@ -16,7 +16,6 @@ from cupel.assembly import (
     AssemblyConfig,
     PackingStrategy,
     ResultsFormatError,
-    SimpleTokenizer,
     StaticRetriever,
     TokenBudget,
     assemble_context,
@@ -24,6 +23,7 @@ from cupel.assembly import (
     parse_results,
     read_results,
 )
+from cupel.cli._common import CliError, add_tokenizer_argument, resolve_counter
 from cupel.errors import CupelError
 
 _STRATEGIES = ", ".join(strategy.value for strategy in PackingStrategy)
@@ -39,8 +39,8 @@ def register(subcommands: Any) -> None:
         help="pack retrieval results (JSONL) into a token-budgeted context",
         description=(
             "Read retrieval results (one JSON object per line), drop duplicates, pack them into the token "
-            "budget and print the context with [DOC: path] markers. Budget arithmetic uses the spec's "
-            "SimpleTokenizer (4 UTF-8 bytes per token)."
+            "budget and print the context with [DOC: path] markers. Budget arithmetic uses --tokenizer, by "
+            "default the spec's SimpleTokenizer (4 UTF-8 bytes per token)."
         ),
     )
     parser.add_argument("results", metavar="RESULTS.jsonl", help="results file, or - for standard input")
@@ -87,6 +87,7 @@ def register(subcommands: Any) -> None:
         metavar="N",
         help="tokens charged per [DOC: ...] marker (default: 10)",
     )
+    add_tokenizer_argument(parser, default="bytes/4")
     parser.add_argument(
         "--summary", action="store_true", help="print chunk and token counts on standard error"
     )
@@ -160,10 +161,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         budget, config = _settings(args)
         results = _load(args.results)
-        context = assemble_context(args.query, StaticRetriever(results), budget, SimpleTokenizer(), config)
+        counter = resolve_counter(args.tokenizer)
+        context = assemble_context(args.query, StaticRetriever(results), budget, counter, config)
     except UnicodeDecodeError as error:
         return _fail(args, error, f"{args.results}: not valid UTF-8 (byte {error.start})")
-    except (_InputError, ResultsFormatError, CupelError) as error:
+    except (_InputError, ResultsFormatError, CupelError, CliError) as error:
         return _fail(args, error, str(error))
     text = format_context(context, include_metadata=config.include_metadata)
     try:

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import logging
+import functools
 from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from cupel._score_order import sort_by_score
 from cupel._trusted import trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem
 
-_logger = logging.getLogger("cupel")
+if TYPE_CHECKING:
+    # Loaded when a report is built (and logging when a callback fails): not at ``import cupel``.
+    from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+
 
 __all__ = [
     "DiagnosticTraceCollector",
@@ -118,9 +120,13 @@ class NullTraceCollector:
         return "NullTraceCollector()"
 
 
-# Report entries from the (item, score, reason) records of a run: values the pipeline produced.
-_included_entry = trusted_constructor(IncludedItem)
-_excluded_entry = trusted_constructor(ExcludedItem)
+@functools.cache
+def _entry_constructors() -> tuple[Callable[..., IncludedItem], Callable[..., ExcludedItem]]:
+    """Report entries from a run's (item, score, reason) records: values the pipeline produced.
+    Made on first use, as the report module is imported on first use."""
+    from cupel.diagnostics.report import ExcludedItem, IncludedItem
+
+    return trusted_constructor(IncludedItem), trusted_constructor(ExcludedItem)
 
 
 class DiagnosticTraceCollector:
@@ -173,7 +179,9 @@ class DiagnosticTraceCollector:
         except Exception:
             if not self._callback_failed:
                 self._callback_failed = True
-                _logger.exception(
+                import logging
+
+                logging.getLogger("cupel").exception(
                     "DiagnosticTraceCollector.on_event raised; the selection continues and later "
                     "failures of this collector's callback are not logged"
                 )
@@ -205,12 +213,16 @@ class DiagnosticTraceCollector:
 
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""
+        from cupel.diagnostics.report import SelectionReport
+
+        included_entry, excluded_entry = _entry_constructors()
+
         # Stable sort: equal scores keep the order in which items were excluded.
         excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
             events=tuple(self.events),
-            included=tuple(_included_entry(*entry) for entry in self._included),
-            excluded=tuple(_excluded_entry(*entry) for entry in excluded),
+            included=tuple(included_entry(*entry) for entry in self._included),
+            excluded=tuple(excluded_entry(*entry) for entry in excluded),
             total_candidates=len(self._candidates),
             total_tokens_considered=sum(item.tokens for item in self._candidates),
             count_requirement_shortfalls=tuple(self._shortfalls),

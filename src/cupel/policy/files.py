@@ -17,7 +17,6 @@ import importlib
 import json
 import os
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -270,6 +269,8 @@ def save_policy(policy: Policy, path: str | os.PathLike[str], *, format: PolicyF
 
 def policy_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of policy documents, shipped as ``policy.schema.json``."""
+    from importlib import resources  # imported here: it costs more at start-up than loading a policy
+
     text = resources.files("cupel.policy").joinpath("policy.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.tokens.truncate import truncate_by_count
 
 __all__ = [
     "CounterLike",
     "FunctionCounter",
     "TokenCounter",
     "TokenCounterBase",
+    "TruncatingCounter",
     "count_texts",
 ]
 
@@ -24,7 +26,8 @@ __all__ = [
 class TokenCounter(Protocol):
     """Counts the tokens of text: ``count(text)`` for one, ``count_many(texts)`` for a batch.
 
-    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints.
+    ``count_many(texts)[i]`` must equal ``count(texts[i])``; counts are non-negative ints. This is the
+    one tokenizer protocol of cupel: items, chat, RAG assembly and the CLI all take it.
     """
 
     def count(self, text: str) -> int:
@@ -33,6 +36,19 @@ class TokenCounter(Protocol):
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return one count per text, in input order."""
+        ...
+
+
+@runtime_checkable
+class TruncatingCounter(TokenCounter, Protocol):
+    """A :class:`TokenCounter` that can also cut text to a token limit (what RAG assembly needs).
+
+    Every built-in counter is one (through :class:`TokenCounterBase`); a counter without ``truncate``
+    gets :func:`~cupel.tokens.truncate.truncate_by_count` wherever truncation is needed.
+    """
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """``text`` shortened to about ``max_tokens`` tokens, ending ``"..."``; ``text`` if it fits."""
         ...
 
 
@@ -52,6 +68,19 @@ class TokenCounterBase(ABC):
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Return ``[count(text) for text in texts]``, possibly faster."""
         return [self.count(text) for text in _check_texts(type(self).__name__, texts)]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix (at a word boundary) that fits ``max_tokens`` with ``"..."`` appended."""
+        return truncate_by_count(self.count, text, max_tokens)
+
+    # The names of the RAG assembly's original Tokenizer protocol (CFS-021 §4), kept working.
+    def count_tokens(self, text: str) -> int:
+        """Alias of :meth:`count`."""
+        return self.count(text)
+
+    def truncate_to_tokens(self, text: str, max_tokens: int) -> str:
+        """Alias of :meth:`truncate`."""
+        return self.truncate(text, max_tokens)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,10 @@ def resolve_counter(counter: CounterLike | None) -> TokenCounter:
         return counter  # type: ignore[return-value]
     if has_count:
         return _CountOnly(counter)
+    count_tokens = getattr(counter, "count_tokens", None)
+    if callable(count_tokens):
+        # A tokenizer written for the assembly's original protocol (count_tokens/truncate_to_tokens).
+        return FunctionCounter(count_tokens)
     if callable(counter):
         return FunctionCounter(counter)
     raise CupelTypeError(

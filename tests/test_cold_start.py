@@ -1,0 +1,86 @@
+"""A fast start: ``import cupel`` loads little, numpy only for large inputs, the CLI one subcommand."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cupel
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = (
+    "numpy",
+    "cupel.analytics",
+    "cupel.policy",
+    "cupel.chat",
+    "cupel.assembly",
+    "cupel.tokens",
+    "cupel.slicers.knapsack",
+    "cupel.slicers.quota",
+    "cupel.scorers.decay",
+    "cupel.diagnostics.report",
+    "logging",
+)
+
+
+def _loaded_after(code: str) -> set[str]:
+    script = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(sys.modules)))"
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    return set(json.loads(output.splitlines()[-1]))
+
+
+def test_import_cupel_loads_no_heavy_module() -> None:
+    loaded = _loaded_after("import cupel")
+    assert not [name for name in loaded if name.startswith(HEAVY)]
+
+
+def _run_code(count: int) -> str:
+    return (
+        "from cupel import ContextBudget, ContextItem, Pipeline, RecencyScorer, GreedySlice, "
+        "ChronologicalPlacer\n"
+        f"items = [ContextItem(f'item {{i}}', 10 + i, priority=i) for i in range({count})]\n"
+        "Pipeline(RecencyScorer(), GreedySlice(), ChronologicalPlacer()).run(items, ContextBudget(200, 200))"
+    )
+
+
+def test_small_run_does_not_import_numpy() -> None:
+    assert "numpy" not in _loaded_after(_run_code(25))
+
+
+def test_large_run_uses_numpy_when_installed() -> None:
+    pytest.importorskip("numpy")
+    from cupel._numeric import THRESHOLD
+
+    assert "numpy" in _loaded_after(_run_code(THRESHOLD))
+
+
+def test_cli_select_imports_only_its_subcommand() -> None:
+    code = (
+        "import contextlib, io\nfrom cupel.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use'])"
+    )
+    loaded = _loaded_after(code)
+    assert "numpy" not in loaded
+    assert not {"cupel.cli.assemble", "cupel.assembly", "cupel.cli.conformance", "cupel.analytics"} & loaded
+
+
+def test_every_public_name_resolves_and_the_lazy_table_matches_the_type_imports() -> None:
+    for name in cupel.__all__:
+        assert getattr(cupel, name) is not None, name
+    tree = ast.parse((ROOT / "src/cupel/__init__.py").read_text(encoding="utf-8"))
+    typed: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom) and statement.module
+                typed.update({alias.name: statement.module for alias in statement.names})
+    assert typed == cupel._LAZY
+    assert set(cupel.__all__) >= set(cupel._LAZY)
