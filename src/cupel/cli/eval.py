@@ -128,9 +128,9 @@ def run(args: argparse.Namespace) -> int:
     if len(set(ids)) != len(ids):
         duplicate = next(case_id for case_id in ids if ids.count(case_id) > 1)
         raise CliError(f"case id {duplicate!r} appears in more than one input")
-    from cupel.cli.select import _Progress
+    from cupel.cli._progress import Progress
 
-    progress = _Progress(len(cases)) if sys.stderr.isatty() and len(cases) > 1 else None
+    progress = Progress(len(cases)) if sys.stderr.isatty() and len(cases) > 1 else None
     try:
         result = evaluate(
             cases,
