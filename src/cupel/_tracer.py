@@ -17,7 +17,7 @@ from cupel.diagnostics.trace import (
     TraceDetailLevel,
     TraceEvent,
 )
-from cupel.model import ContextItem
+from cupel.model import ContextBudget, ContextItem
 
 __all__ = ["Tracer"]
 
@@ -91,28 +91,42 @@ class Tracer:
         if self.on_included is not None:
             self.on_included(item, score, reason)
 
-    def slice_exclusions_by_index(
-        self,
-        prepared: Prepared,
-        chosen: list[int],
-        skipped: list[tuple[int, int]],
-        attribution: SliceAttribution,
-    ) -> None:
-        """Report the candidates a slicer working on index lists left out, in score order.
+    def slice_by_index(
+        self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
+    ) -> tuple[list[ContextItem], list[float]]:
+        """Stage 5, traced, through the slicer's ``slice_indices_detailed``: the selected items and
+        their scores.
 
-        ``skipped`` pairs an index with the tokens remaining when the slicer passed it over (its
-        BudgetExceeded); :class:`SliceAttribution` decides the reason reported, as for any slicer.
+        The same items, scores, reasons and event order as the pipeline's identity-based tracing of
+        ``slice_detailed`` (for distinct instances), without a ScoredItem per candidate. Each index the
+        slicer passed over comes with the tokens remaining then (its BudgetExceeded);
+        :class:`SliceAttribution` decides the reason reported, as for any slicer.
         """
+        order = prepared.order
         scoreable = prepared.scoreable
         scores = prepared.scores
         tokens = prepared.tokens
-        remaining_at = dict(skipped)
-        selected = set(chosen)
-        for index in prepared.order:
-            if index in selected:
-                continue
-            item = scoreable[index]
-            score = scores[index]
-            remaining = remaining_at.get(index)
-            explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
-            self.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
+        chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
+        sliced = list(map(scoreable.__getitem__, chosen))
+        sliced_scores = list(map(scores.__getitem__, chosen))
+        if len(sliced) < len(order):
+            attribution = SliceAttribution.build(
+                effective.target_tokens,
+                unpinned_target,
+                prepared.pinned,
+                sliced,
+                sliced_scores,
+                type(slicer).__name__,
+            )
+            remaining_at = dict(skipped)
+            selected = set(chosen)
+            for index in order:
+                if index in selected:
+                    continue
+                item = scoreable[index]
+                score = scores[index]
+                remaining = remaining_at.get(index)
+                explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
+                self.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
+        self.finish(PipelineStage.SLICE, len(order), len(sliced))
+        return sliced, sliced_scores

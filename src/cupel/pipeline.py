@@ -10,17 +10,18 @@ import importlib
 import math
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cupel import _numeric, _simulation
+from cupel import _async, _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
 from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate
 from cupel._score_order import descending_indices, sort_by_score
 from cupel._tracer import Tracer
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
+from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.diagnostics.reasons import (
     Deduplicated,
     ExclusionReason,
@@ -140,12 +141,43 @@ class Pipeline:
             self._execute(items, budget, Tracer(collector))
             return collector.build_report()
 
+    async def arun(
+        self,
+        items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
+        budget: ContextBudget,
+        collector: TraceCollector | None = None,
+    ) -> list[ContextItem]:
+        """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source.
+
+        An async source is drained before selection starts. Selection runs inline, or in a worker
+        thread for large inputs (see ``docs/python-api.md``, *Async*).
+        """
+        collected = await _async.collect(items, "items")
+        if collector is None:
+            return await _async.run_cpu(lambda: self.run(collected, budget), len(collected))
+        return await _async.run_cpu(lambda: self.run_traced(collected, budget, collector), len(collected))
+
+    async def adry_run(
+        self,
+        items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
+        budget: ContextBudget,
+    ) -> SelectionReport:
+        """Async :meth:`dry_run`; ``items`` may be an async source, drained before selection starts."""
+        collected = await _async.collect(items, "items")
+        return await _async.run_cpu(lambda: self.dry_run(collected, budget), len(collected))
+
     def _execute(
         self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
         items = checked_items(items)
+        sink = active_sink()
+        if sink is not None:
+            # A tracing hook is installed (cupel.otel.tracing): its collector sees this run too.
+            extra = sink.pipeline_collector(current_attributes())
+            if extra is not None and extra.is_enabled:
+                tracer = Tracer(extra if tracer is None else TeeCollector(tracer.collector, extra))
         if tracer is not None:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
@@ -230,7 +262,8 @@ class Pipeline:
             sliced_scores = list(map(scores.__getitem__, chosen))
         elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
             # On index lists too: deduplicated candidates are distinct instances (see _slice).
-            sliced, sliced_scores = self._slice_indices_traced(prepared, budget, effective, tracer)
+            unpinned_target = compute_effective_budget(budget, 0).target_tokens
+            sliced, sliced_scores = tracer.slice_by_index(self.slicer, prepared, effective, unpinned_target)
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
@@ -283,49 +316,16 @@ class Pipeline:
             ) from None
         if tracer is not None:
             if len(sliced) < len(sorted_scored):
-                attribution = self._attribution(prepared, budget, effective, sliced, sliced_scores)
+                attribution = SliceAttribution.build(
+                    effective.target_tokens,
+                    compute_effective_budget(budget, 0).target_tokens,
+                    prepared.pinned,
+                    sliced,
+                    sliced_scores,
+                    type(self.slicer).__name__,
+                )
                 _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
-        return sliced, sliced_scores
-
-    def _attribution(
-        self,
-        prepared: Prepared,
-        budget: ContextBudget,
-        effective: ContextBudget,
-        sliced: list[ContextItem],
-        sliced_scores: list[float],
-    ) -> SliceAttribution:
-        """What explains the candidates Stage 5 left out (see :class:`SliceAttribution`)."""
-        return SliceAttribution.build(
-            effective.target_tokens,
-            compute_effective_budget(budget, 0).target_tokens,
-            prepared.pinned,
-            sliced,
-            sliced_scores,
-            type(self.slicer).__name__,
-        )
-
-    def _slice_indices_traced(
-        self, prepared: Prepared, budget: ContextBudget, effective: ContextBudget, tracer: Tracer
-    ) -> tuple[list[ContextItem], list[float]]:
-        """Stage 5 as :meth:`_slice` traces it, through the slicer's ``slice_indices_detailed``.
-
-        The same items, scores, reasons and event order as :meth:`_slice` with ``slice_detailed``,
-        without building a ScoredItem per candidate or matching items by identity.
-        """
-        order = prepared.order
-        scoreable = prepared.scoreable
-        scores = prepared.scores
-        chosen, skipped = self.slicer.slice_indices_detailed(  # type: ignore[attr-defined]
-            order, prepared.tokens, scores, effective
-        )
-        sliced = list(map(scoreable.__getitem__, chosen))
-        sliced_scores = list(map(scores.__getitem__, chosen))
-        if len(sliced) < len(order):
-            attribution = self._attribution(prepared, budget, effective, sliced, sliced_scores)
-            tracer.slice_exclusions_by_index(prepared, chosen, skipped, attribution)
-        tracer.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
 
     def _handle_overflow(

@@ -7,6 +7,7 @@ and is imported only when used.
 """
 
 from cupel.chat._parse import ROLES, SYSTEM_ROLES
+from cupel.chat.aselect import aselect_messages
 from cupel.chat.convert import (
     INDICES_KEY,
     MESSAGES_KEY,
@@ -32,6 +33,7 @@ __all__ = [
     "ChatOptions",
     "ChatPolicy",
     "ChatSelection",
+    "aselect_messages",
     "chat_pipeline",
     "is_chat_transcript",
     "message_token_counts",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
 
 from cupel.chat.convert import messages_to_items, to_messages
 from cupel.chat.options import ChatOptions
+from cupel.diagnostics.hooks import run_attributes
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
@@ -83,7 +84,11 @@ def select_items(
     items: Sequence[ContextItem], budget: ContextBudget | int, policy: object
 ) -> tuple[list[Any], SelectionReport]:
     """Run the policy's pipeline over chat items and expand the selection back into messages."""
-    report = _resolve_pipeline(policy).dry_run(items, resolve_budget(budget))
+    pipeline = _resolve_pipeline(policy)
+    # Traced runs (cupel.otel.tracing) name the preset they ran, when it is one.
+    name = "chat" if policy is None else policy if isinstance(policy, str) else None
+    with run_attributes({"cupel.policy.name": name}):
+        report = pipeline.dry_run(items, resolve_budget(budget))
     return to_messages(report.items), report
 
 
