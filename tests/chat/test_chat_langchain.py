@@ -53,7 +53,7 @@ def test_select_keeps_tool_units_whole_and_returns_the_same_objects() -> None:
     everything = select_messages(messages, 10_000, counter=WORDS)
     assert list(everything.messages) == messages
     costs = [item.tokens for item in messages_to_items(messages, counter=WORDS)]
-    tight = select_messages(messages, costs[0] + costs[4] + costs[3], counter=WORDS)
+    tight = select_messages(messages, costs[0] + costs[4] + costs[3], counter=WORDS, strategy="messages")
     assert messages[2] not in tight.messages and messages[3] not in tight.messages
     assert tight.messages[0] is messages[0] and tight.messages[-1] is messages[5]
     assert tight.excluded_messages == (messages[1], messages[2], messages[3])

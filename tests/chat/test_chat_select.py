@@ -63,7 +63,7 @@ def test_a_tool_unit_that_does_not_fit_goes_as_a_whole() -> None:
     messages = conversation()
     costs = message_token_counts(messages, counter=WORDS)
     budget = sum(costs) - costs[5] - 1  # everything but the big tool result would fit
-    result = select_messages(messages, budget, counter=WORDS)
+    result = select_messages(messages, budget, counter=WORDS, strategy="messages")
     kept = list(result.messages)
     assert messages[4] not in kept and messages[5] not in kept
     assert result.excluded_messages == (messages[4], messages[5])
@@ -75,7 +75,7 @@ def test_a_tool_unit_that_fits_comes_back_whole_and_in_place() -> None:
     messages = conversation()
     costs = message_token_counts(messages, counter=WORDS)
     # The oldest turn has the lowest score per token, so it is the one left out.
-    result = select_messages(messages, sum(costs) - costs[1], counter=WORDS)
+    result = select_messages(messages, sum(costs) - costs[1], counter=WORDS, strategy="messages")
     assert list(result.messages) == [messages[0], *messages[2:]]
     assert result.excluded_messages == (messages[1],)
 
@@ -111,7 +111,7 @@ def test_policy_resolution() -> None:
 def test_any_placer_still_yields_transcript_order() -> None:
     messages = conversation()
     pipeline = Pipeline(KindScorer(), GreedySlice(), UShapedPlacer())
-    result = select_messages(messages, 10_000, policy=pipeline, counter=WORDS)
+    result = select_messages(messages, 10_000, policy=pipeline, counter=WORDS, strategy="messages")
     assert list(result.messages) == messages
     placed = [entry.item for entry in result.report.included]
     assert len(placed) == 7
@@ -123,7 +123,7 @@ def test_any_placer_still_yields_transcript_order() -> None:
 def test_recency_prefers_the_latest_turns() -> None:
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"} for i in range(10)]
     cost = message_token_counts(messages[:1], counter=WORDS)[0]
-    result = select_messages(messages, cost * 4, counter=WORDS)
+    result = select_messages(messages, cost * 4, counter=WORDS, strategy="messages")
     assert list(result.messages) == messages[6:]
 
 
@@ -142,10 +142,14 @@ def test_last_user_message_survives_a_tight_budget() -> None:
         {"role": "user", "content": "a much longer final question " * 5},
     ]
     costs = message_token_counts(messages, counter=WORDS)
-    result = select_messages(messages, costs[2] + costs[0], counter=WORDS)
+    result = select_messages(messages, costs[2] + costs[0], counter=WORDS, strategy="messages")
     assert result.messages[-1] is messages[2]
     unpinned = select_messages(
-        messages, costs[2] + costs[0], counter=WORDS, options=ChatOptions(pin_last_user=False)
+        messages,
+        costs[2] + costs[0],
+        counter=WORDS,
+        options=ChatOptions(pin_last_user=False),
+        strategy="messages",
     )
     assert messages[2] not in unpinned.messages
 

@@ -515,7 +515,7 @@ def test_slicer_errors(slicer: str, message: str) -> None:
         (
             'extends = "chat"\nbudget = 4000',
             "budget: unknown key for a policy; allowed keys: $schema, version, extends, scorers, slicer, "
-            "placer, deduplication, overflow_strategy",
+            "placer, deduplication, overflow_strategy, chat",
         ),
     ],
 )

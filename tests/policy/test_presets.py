@@ -24,7 +24,14 @@ from cupel import (
     ReflexiveScorer,
     UShapedPlacer,
 )
-from cupel.policy import Policy, UnknownPresetError, get_preset, preset_description, preset_names
+from cupel.policy import (
+    ChatSettings,
+    Policy,
+    UnknownPresetError,
+    get_preset,
+    preset_description,
+    preset_names,
+)
 from cupel.scorers import DEFAULT_KIND_WEIGHTS
 from cupel.slicers import KnapsackSlice
 from tests.policy._items import conversation
@@ -86,7 +93,18 @@ def test_configuration_is_pinned(name: str) -> None:
     for scorer, _ in policy.scorer.entries:
         if isinstance(scorer, KindScorer):
             assert dict(scorer.weights) == dict(DEFAULT_KIND_WEIGHTS)
-    assert policy == Policy(CompositeScorer(entries), slicer, placer)
+    chat = ChatSettings(keep_first_turn=True) if name in AGENT_PRESETS else None
+    assert policy == Policy(CompositeScorer(entries), slicer, placer, chat=chat)
+
+
+AGENT_PRESETS = ("tool_use", "long_running")
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_chat_settings_keep_the_first_turn_only_for_agent_presets(name: str) -> None:
+    settings = get_preset(name).chat or ChatSettings()
+    assert settings.strategy == "turns"
+    assert settings.keep_first_turn is (name in AGENT_PRESETS)
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))

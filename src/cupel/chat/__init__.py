@@ -18,13 +18,17 @@ from cupel.chat.convert import (
     to_messages,
 )
 from cupel.chat.options import DEFAULT_PART_COST, LOW_DETAIL_IMAGE_COST, ChatOptions
+from cupel.chat.reasons import IncompleteTurn, OrphanedToolResult, UnansweredToolCall
 from cupel.chat.select import ChatPolicy, ChatSelection, chat_pipeline, resolve_budget, select_messages
+from cupel.chat.turns import Transcript, Turn, split_turns
+from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
 
 __all__ = [
     "DEFAULT_PART_COST",
     "INDICES_KEY",
     "LOW_DETAIL_IMAGE_COST",
     "MESSAGES_KEY",
+    "PROVIDERS",
     "ROLES",
     "ROLES_KEY",
     "SYNTHETIC_EPOCH",
@@ -32,11 +36,21 @@ __all__ = [
     "ChatOptions",
     "ChatPolicy",
     "ChatSelection",
+    "IncompleteTurn",
+    "OrphanedToolResult",
+    "Provider",
+    "Transcript",
+    "Turn",
+    "UnansweredToolCall",
+    "Violation",
     "chat_pipeline",
     "is_chat_transcript",
     "message_token_counts",
     "messages_to_items",
     "resolve_budget",
     "select_messages",
+    "split_turns",
     "to_messages",
+    "transcript_provider",
+    "validate_transcript",
 ]

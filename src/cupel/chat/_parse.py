@@ -21,6 +21,8 @@ __all__ = [
     "ParsedMessage",
     "link_units",
     "parse_message",
+    "parse_plain",
+    "plain_message",
     "view_of_mapping",
 ]
 
@@ -262,10 +264,39 @@ def parse_message(view: MessageView, index: int, options: ChatOptions) -> Parsed
     return parsed
 
 
+_PLAIN_ROLES = frozenset({"system", "developer", "user", "assistant"})
+
+
+def parse_plain(
+    message: object, index: int, options: ChatOptions, *, render: bool = True
+) -> ParsedMessage | None:
+    """The fast path for the common message ``{"role": ..., "content": "text"}``; ``None`` for any other.
+
+    Gives exactly what :func:`parse_message` gives for such a message, without building a view.
+    """
+    if type(message) is dict and len(message) == 2:
+        content = message.get("content")
+        role = message.get("role")
+        if type(content) is str and role in _PLAIN_ROLES:
+            return plain_message(index, role, content, options, render=render)
+    return None
+
+
+def plain_message(
+    index: int, role: str, content: str, options: ChatOptions, *, render: bool = True
+) -> ParsedMessage:
+    """The parse of a message with only a role and a text content (``render=False``: no rendering)."""
+    if not render:
+        return ParsedMessage(index, role, options.message_overhead, [content])
+    rendering = f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
+    return ParsedMessage(index, role, options.message_overhead, [content], rendering=rendering)
+
+
 def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
     """Group messages into atomic units: a tool call's message and every message answering it.
 
-    Returns the units by first message index, each holding its message indices ascending. Raises
+    Returns the units by first message index, each holding its message indices ascending (the
+    messages' own ``index``, so a transcript with messages left out keeps its positions). Raises
     :class:`InvalidConfigurationError` for a result without an earlier call, a call id duplicating one
     still unanswered, a call answered twice, or a call with no result.
     """
@@ -288,7 +319,7 @@ def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
     answered: dict[str, str] = {}
     # Legacy function calls (no ids): (message index, field path), innermost last.
     open_function_calls: list[tuple[int, str]] = []
-    for message in parsed:
+    for position, message in enumerate(parsed):
         for call_id, where in message.results:
             declaration = open_calls.pop(call_id, None)
             if declaration is None:
@@ -301,23 +332,23 @@ def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
                     "message (a tool result must follow its call)"
                 )
             answered[call_id] = where
-            union(declaration[0], message.index)
+            union(declaration[0], position)
         if message.function_result:
             if not open_function_calls:
                 raise InvalidConfigurationError(
                     f"messages[{message.index}] is a function result with no unanswered "
                     "function_call before it"
                 )
-            union(open_function_calls.pop()[0], message.index)
+            union(open_function_calls.pop()[0], position)
         for call_id, where in message.calls:
             if call_id in open_calls:
                 raise InvalidConfigurationError(
                     f"{where} is {call_id!r}, a duplicate of the id of {open_calls[call_id][1]}, whose "
                     "result has not come yet; the ids of unanswered tool calls must be unique"
                 )
-            open_calls[call_id] = (message.index, where)
+            open_calls[call_id] = (position, where)
         if message.function_call is not None:
-            open_function_calls.append((message.index, message.function_call))
+            open_function_calls.append((position, message.function_call))
     for call_id, (_, where) in open_calls.items():
         raise InvalidConfigurationError(
             f"{where}: tool call {call_id!r} has no result in the transcript; every tool call needs "
@@ -329,6 +360,6 @@ def link_units(parsed: Sequence[ParsedMessage]) -> list[tuple[int, ...]]:
             "its result, or providers reject the request"
         )
     units: dict[int, list[int]] = {}
-    for message in parsed:
-        units.setdefault(find(message.index), []).append(message.index)
+    for position, message in enumerate(parsed):
+        units.setdefault(find(position), []).append(message.index)
     return [tuple(members) for members in units.values()]

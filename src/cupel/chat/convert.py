@@ -6,7 +6,15 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from cupel.chat._parse import SYSTEM_ROLES, MessageView, link_units, parse_message, view_of_mapping
+from cupel.chat._parse import (
+    SYSTEM_ROLES,
+    MessageView,
+    ParsedMessage,
+    link_units,
+    parse_message,
+    parse_plain,
+    view_of_mapping,
+)
 from cupel.chat.options import ChatOptions
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -21,8 +29,10 @@ __all__ = [
     "SYNTHETIC_EPOCH",
     "build_items",
     "is_chat_transcript",
+    "message_costs",
     "message_token_counts",
     "messages_to_items",
+    "parsed_costs",
     "to_messages",
 ]
 
@@ -80,10 +90,14 @@ def _message_tokens(
     views: Sequence[MessageView], counter: CounterLike | None, options: ChatOptions
 ) -> tuple[list[Any], list[int]]:
     parsed = [parse_message(view, index, options) for index, view in enumerate(views)]
+    return parsed, parsed_costs(parsed, counter)
+
+
+def parsed_costs(parsed: Sequence[ParsedMessage], counter: CounterLike | None) -> list[int]:
+    """The token cost of each parsed message; every distinct text is counted once."""
     texts = [text for message in parsed for text in message.texts]
     counts = iter(count_distinct(texts, counter))
-    tokens = [message.fixed + sum(next(counts) for _ in message.texts) for message in parsed]
-    return parsed, tokens
+    return [message.fixed + sum(next(counts) for _ in message.texts) for message in parsed]
 
 
 def build_items(
@@ -96,13 +110,30 @@ def build_items(
 ) -> list[ContextItem]:
     """Items for a transcript already read into views; ``originals`` go into the items' metadata."""
     resolved = _resolve_options(options)
-    parsed, tokens = _message_tokens(views, counter, resolved)
+    parsed = [parse_message(view, index, resolved) for index, view in enumerate(views)]
+    return items_of_parsed(parsed, originals, counter=counter, options=resolved, timestamps=timestamps)
+
+
+def items_of_parsed(
+    parsed: Sequence[ParsedMessage],
+    originals: Sequence[Any],
+    *,
+    counter: CounterLike | None,
+    options: ChatOptions,
+    timestamps: Sequence[datetime] | None,
+) -> list[ContextItem]:
+    """Items for a transcript already parsed message by message."""
+    resolved = options
+    counted = parsed_costs(parsed, counter)
     units = link_units(parsed)
-    stamps = _stamps(timestamps, len(parsed))
+    stamps = _stamps(timestamps, len(originals))
     last_user = max((message.index for message in parsed if message.role == "user"), default=None)
+    # By message index: the parse may leave messages out (a repaired transcript).
+    by_index = {message.index: message for message in parsed}
+    tokens = {message.index: cost for message, cost in zip(parsed, counted, strict=True)}
     items: list[ContextItem] = []
     for unit in units:
-        roles = tuple(parsed[index].role for index in unit)
+        roles = tuple(by_index[index].role for index in unit)
         if roles[0] in SYSTEM_ROLES:
             kind = ContextKind.SYSTEM_PROMPT
             pinned = resolved.pin_system
@@ -113,7 +144,7 @@ def build_items(
             pinned = True
         items.append(
             ContextItem(
-                "\n".join(parsed[index].rendering for index in unit),
+                "\n".join(by_index[index].rendering for index in unit),
                 sum(tokens[index] for index in unit),
                 kind=kind,
                 source=ContextSource.CHAT,
@@ -144,8 +175,13 @@ def messages_to_items(
     datetime per message) replace the synthetic ones. The message dicts are stored, not copied or changed.
     """
     originals = _as_list(messages, "messages")
-    views = [view_of_mapping(message, index) for index, message in enumerate(originals)]
-    return build_items(views, originals, counter=counter, options=options, timestamps=timestamps)
+    resolved = _resolve_options(options)
+    parsed = [
+        parse_plain(message, index, resolved)
+        or parse_message(view_of_mapping(message, index), index, resolved)
+        for index, message in enumerate(originals)
+    ]
+    return items_of_parsed(parsed, originals, counter=counter, options=resolved, timestamps=timestamps)
 
 
 def message_token_counts(
@@ -157,6 +193,13 @@ def message_token_counts(
     """The token cost of each message, as :func:`messages_to_items` charges it."""
     originals = _as_list(messages, "messages")
     views = [view_of_mapping(message, index) for index, message in enumerate(originals)]
+    return message_costs(views, counter, options)
+
+
+def message_costs(
+    views: Sequence[MessageView], counter: CounterLike | None, options: ChatOptions | None
+) -> list[int]:
+    """The token cost of each message already read into a view."""
     return _message_tokens(views, counter, _resolve_options(options))[1]
 
 

@@ -10,21 +10,31 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from cupel.chat._parse import MessageView
-from cupel.chat.convert import build_items, to_messages
+from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_message
+from cupel.chat.convert import build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, select_items
+from cupel.chat.select import (
+    ChatPolicy,
+    ChatSelection,
+    OnInvalid,
+    chat_settings,
+    check_on_invalid,
+    select_items,
+    select_repaired,
+    select_window,
+)
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens._optional import import_optional
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["messages_to_items", "select_messages", "to_messages"]
+__all__ = ["message_token_counts", "message_views", "messages_to_items", "select_messages", "to_messages"]
 
 # Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
 _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
@@ -95,6 +105,55 @@ def _view(module: ModuleType, message: Any, index: int) -> MessageView:
     )
 
 
+def _checked(messages: object) -> list[Any]:
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
+    return list(messages)
+
+
+def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
+    """The parse of a text-only Human, AI or System message without a view; ``None`` for any other."""
+    content = message.content
+    if type(content) is not str or message.name is not None:
+        return None
+    kind = type(message)
+    if kind is module.HumanMessage:
+        role = "user"
+    elif kind is module.AIMessage:
+        if message.tool_calls or message.invalid_tool_calls or "function_call" in message.additional_kwargs:
+            return None
+        role = "assistant"
+    elif kind is module.SystemMessage and "__openai_role__" not in message.additional_kwargs:
+        role = "system"
+    else:
+        return None
+    # Only the window scan reads this fast path, and it never renders.
+    return plain_message(index, role, content, options, render=False)
+
+
+def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
+    """The message views of LangChain messages (checked to be ``BaseMessage`` objects)."""
+    module = _langchain()
+    views: list[MessageView] = []
+    for index, message in enumerate(_checked(messages)):
+        if not isinstance(message, module.BaseMessage):
+            raise CupelTypeError(
+                f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
+            )
+        views.append(_view(module, message, index))
+    return views
+
+
+def message_token_counts(
+    messages: Sequence[BaseMessage],
+    *,
+    counter: CounterLike | None = None,
+    options: ChatOptions | None = None,
+) -> list[int]:
+    """The token cost of each LangChain message, as :func:`messages_to_items` charges it."""
+    return message_costs(message_views(messages), counter, options)
+
+
 def messages_to_items(
     messages: Sequence[BaseMessage],
     *,
@@ -103,17 +162,8 @@ def messages_to_items(
     timestamps: Sequence[datetime] | None = None,
 ) -> list[ContextItem]:
     """Like :func:`cupel.chat.messages_to_items`, for LangChain messages (stored as given)."""
-    module = _langchain()
-    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
-        raise CupelTypeError(f"messages must be a sequence of BaseMessage, got {type(messages).__name__}")
+    views = message_views(messages)
     originals = list(messages)
-    views: list[MessageView] = []
-    for index, message in enumerate(originals):
-        if not isinstance(message, module.BaseMessage):
-            raise CupelTypeError(
-                f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
-            )
-        views.append(_view(module, message, index))
     return build_items(views, originals, counter=counter, options=options, timestamps=timestamps)
 
 
@@ -124,8 +174,49 @@ def select_messages(
     counter: CounterLike | None = None,
     *,
     options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: Literal["user", "any"] | None = None,
+    on_invalid: OnInvalid = "error",
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects."""
+    pipeline, settings = chat_settings(
+        policy,
+        strategy=strategy,
+        keep_first_turn=keep_first_turn,
+        recent_share=recent_share,
+        start_on=start_on,
+    )
+    if check_on_invalid(on_invalid) == "repair":
+        chosen = options or ChatOptions()
+        views = message_views(messages)
+        parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
+        return select_repaired(
+            parsed, list(messages), budget, pipeline, settings, counter=counter, options=chosen
+        )
+    if settings.strategy == "last":
+        module = _langchain()
+        originals = _checked(messages)
+
+        def view(index: int) -> MessageView:
+            message = originals[index]
+            if not isinstance(message, module.BaseMessage):
+                raise CupelTypeError(
+                    f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
+                )
+            return _view(module, message, index)
+
+        return select_window(
+            originals,
+            view,
+            budget,
+            pipeline,
+            settings,
+            counter=counter,
+            options=options,
+            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
+            plain=lambda message, index, chosen: _plain(module, message, index, chosen),
+        )
     items = messages_to_items(messages, counter=counter, options=options)
-    kept, report = select_items(items, budget, policy)
-    return ChatSelection(tuple(kept), report)
+    return select_items(items, budget, pipeline, settings)

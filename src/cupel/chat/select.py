@@ -2,22 +2,49 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
 
-from cupel.chat.convert import messages_to_items, to_messages
+from cupel.chat._parse import MessageView, ParsedMessage, parse_message, parse_plain, view_of_mapping
+from cupel.chat.convert import (
+    INDICES_KEY,
+    MESSAGES_KEY,
+    ROLES_KEY,
+    _as_list,
+    items_of_parsed,
+    messages_to_items,
+    parsed_costs,
+    to_messages,
+)
+from cupel.chat.last import scan_last, select_last
 from cupel.chat.options import ChatOptions
-from cupel.diagnostics.report import SelectionReport
+from cupel.chat.repair import repair_links
+from cupel.chat.whole_turns import select_turns
+from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
-from cupel.model import ContextBudget, ContextItem
+from cupel.model import ContextBudget, ContextItem, ContextSource
 from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings, ChatStrategy
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
     from cupel.policy import Policy
 
-__all__ = ["ChatPolicy", "ChatSelection", "chat_pipeline", "resolve_budget", "select_messages"]
+__all__ = [
+    "ChatPolicy",
+    "ChatSelection",
+    "OnInvalid",
+    "chat_pipeline",
+    "chat_settings",
+    "check_on_invalid",
+    "resolve_budget",
+    "select_items",
+    "select_messages",
+    "select_repaired",
+    "select_window",
+]
 
 M = TypeVar("M")
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
@@ -26,17 +53,57 @@ ChatPolicy = Union["Pipeline", "Policy", str, None]
 """What ``policy`` accepts: ``None`` (the chat preset), a preset name, a Policy or a Pipeline."""
 
 
-@dataclass(frozen=True, slots=True)
 class ChatSelection(Generic[M]):
-    """The trimmed transcript and the report explaining it."""
+    """The trimmed transcript and the report explaining it.
+
+    The report is built on first access (selection itself never needs it), so a caller that only
+    wants the messages does not pay for explaining them.
+    """
+
+    __slots__ = ("_build", "_report", "messages", "tokens")
 
     messages: tuple[M, ...]
-    report: SelectionReport
+    tokens: int
+    """Tokens of the kept messages, as charged during selection."""
+    _report: SelectionReport | None
+    _build: Callable[[], SelectionReport] | None
+
+    def __init__(
+        self,
+        messages: tuple[M, ...],
+        report: SelectionReport | Callable[[], SelectionReport],
+        *,
+        tokens: int | None = None,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "messages", messages)
+        if isinstance(report, SelectionReport):
+            init(self, "_report", report)
+            init(self, "_build", None)
+            init(self, "tokens", report.included_tokens if tokens is None else tokens)
+        else:
+            if tokens is None:
+                raise CupelTypeError("ChatSelection needs tokens when its report is built lazily")
+            init(self, "_report", None)
+            init(self, "_build", report)
+            init(self, "tokens", tokens)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
     @property
-    def tokens(self) -> int:
-        """Tokens of the kept messages, as charged during selection."""
-        return self.report.included_tokens
+    def report(self) -> SelectionReport:
+        """The :class:`~cupel.SelectionReport`: one entry per unit, kept in transcript order."""
+        built: SelectionReport | None = self._report
+        if built is None:
+            build: Callable[[], SelectionReport] = self._build  # type: ignore[assignment]
+            built = build()
+            object.__setattr__(self, "_report", built)
+            object.__setattr__(self, "_build", None)
+        return built
+
+    def __repr__(self) -> str:
+        return f"ChatSelection(messages={len(self.messages)}, tokens={self.tokens})"
 
     @property
     def excluded_messages(self) -> tuple[M, ...]:
@@ -51,21 +118,55 @@ def chat_pipeline() -> Pipeline:
     return Pipeline.from_policy(chat())
 
 
+@functools.cache
+def _default_pipeline() -> Pipeline:
+    """The chat preset's pipeline, built once: selection only reads it."""
+    return chat_pipeline()
+
+
 def _resolve_pipeline(policy: object) -> Pipeline:
     """The one place a ``policy`` argument becomes a pipeline: None, a Pipeline, a Policy or a preset name."""
+    return _resolve(policy)[0]
+
+
+def _resolve(policy: object) -> tuple[Pipeline, ChatSettings]:
+    """The pipeline and chat settings of a ``policy`` argument (a Pipeline has the default settings)."""
     from cupel.policy import Policy, get_preset
 
     if policy is None:
-        return chat_pipeline()
+        return _default_pipeline(), ChatSettings()
     if isinstance(policy, Pipeline):
-        return policy
-    if isinstance(policy, Policy):
-        return Pipeline.from_policy(policy)
+        return policy, ChatSettings()
     if isinstance(policy, str):
-        return Pipeline.from_policy(get_preset(policy))
+        policy = get_preset(policy)
+    if isinstance(policy, Policy):
+        return Pipeline.from_policy(policy), policy.chat or ChatSettings()
     raise CupelTypeError(
         f"policy must be None, a preset name, a cupel.Policy or a cupel.Pipeline, got {policy!r}"
     )
+
+
+def chat_settings(
+    policy: object,
+    *,
+    strategy: str | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: str | None = None,
+) -> tuple[Pipeline, ChatSettings]:
+    """The pipeline and settings a selection runs with: the policy's, overridden by the keywords given."""
+    pipeline, settings = _resolve(policy)
+    changes: dict[str, Any] = {
+        name: value
+        for name, value in (
+            ("strategy", strategy),
+            ("keep_first_turn", keep_first_turn),
+            ("recent_share", recent_share),
+            ("start_on", start_on),
+        )
+        if value is not None
+    }
+    return pipeline, dataclasses.replace(settings, **changes) if changes else settings
 
 
 def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
@@ -80,11 +181,135 @@ def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
 
 
 def select_items(
-    items: Sequence[ContextItem], budget: ContextBudget | int, policy: object
-) -> tuple[list[Any], SelectionReport]:
-    """Run the policy's pipeline over chat items and expand the selection back into messages."""
-    report = _resolve_pipeline(policy).dry_run(items, resolve_budget(budget))
-    return to_messages(report.items), report
+    items: Sequence[ContextItem],
+    budget: ContextBudget | int,
+    policy: object,
+    settings: ChatSettings | None = None,
+) -> ChatSelection[Any]:
+    """Select from chat items (one per unit, in transcript order) and expand the choice into messages."""
+    resolved = resolve_budget(budget)
+    if settings is None:
+        pipeline, settings = _resolve(policy)
+    else:
+        pipeline = _resolve_pipeline(policy)
+    if settings.strategy == "messages":
+        report = pipeline.dry_run(items, resolved)
+        return ChatSelection(tuple(to_messages(report.items)), report)
+    if settings.strategy == "last":
+        choice = select_last(items, resolved, start_on=settings.start_on)
+        system_first = False
+    else:
+        choice = select_turns(
+            items,
+            resolved,
+            pipeline,
+            keep_first_turn=settings.keep_first_turn,
+            recent_share=settings.recent_share,
+        )
+        system_first = True
+    kept = choice.kept_items()
+    messages = to_messages(kept, system_first=system_first)
+    tokens = sum(item.tokens for item in kept)
+    return ChatSelection(tuple(messages), lambda: choice.report(pipeline.scorer), tokens=tokens)
+
+
+def select_window(
+    originals: Sequence[Any],
+    views: Callable[[int], MessageView],
+    budget: ContextBudget | int,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    to_items: Callable[[], list[ContextItem]],
+    plain: Callable[[Any, int, ChatOptions], ParsedMessage | None],
+) -> ChatSelection[Any]:
+    """The ``"last"`` strategy read from the end of the transcript; the report converts it all, lazily.
+
+    ``plain`` parses a text-only message without a view (or gives ``None`` for any other).
+    """
+    resolved = resolve_budget(budget)
+    chosen = options or ChatOptions()
+
+    def quick(index: int) -> ParsedMessage | None:
+        return plain(originals[index], index, chosen)
+
+    window = scan_last(
+        views,
+        len(originals),
+        quick,
+        resolved,
+        counter=counter,
+        options=chosen,
+        start_on=settings.start_on,
+    )
+    kept = [originals[index] for index in window.pinned] + list(originals[window.start :])
+
+    def report() -> SelectionReport:
+        choice = select_last(to_items(), resolved, start_on=settings.start_on)
+        return choice.report(pipeline.scorer)
+
+    return ChatSelection(tuple(kept), report, tokens=window.tokens)
+
+
+OnInvalid = Literal["error", "repair"]
+
+
+def select_repaired(
+    parsed: Sequence[ParsedMessage],
+    originals: Sequence[Any],
+    budget: ContextBudget | int,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    counter: CounterLike | None,
+    options: ChatOptions,
+) -> ChatSelection[Any]:
+    """Repair the transcript's tool-call links, select from what remains, and report every repair."""
+    alive, repairs = repair_links(parsed)
+    items = items_of_parsed(alive, originals, counter=counter, options=options, timestamps=None)
+    selection = select_items(items, budget, pipeline, settings)
+    if not repairs:
+        return selection
+    costs = dict(zip((message.index for message in parsed), parsed_costs(parsed, counter), strict=True))
+    by_index = {message.index: message for message in parsed}
+
+    def report() -> SelectionReport:
+        base = selection.report
+        repaired = tuple(
+            ExcludedItem(
+                ContextItem(
+                    by_index[repair.index].rendering,
+                    costs[repair.index],
+                    source=ContextSource.CHAT,
+                    tags=(by_index[repair.index].role,),
+                    metadata={
+                        MESSAGES_KEY: (originals[repair.index],),
+                        INDICES_KEY: (repair.index,),
+                        ROLES_KEY: (by_index[repair.index].role,),
+                    },
+                ),
+                0.0,
+                repair.reason,
+            )
+            for repair in repairs
+        )
+        return dataclasses.replace(
+            base,
+            excluded=base.excluded + repaired,
+            total_candidates=base.total_candidates + len(repaired),
+            total_tokens_considered=base.total_tokens_considered + sum(e.item.tokens for e in repaired),
+        )
+
+    return ChatSelection(selection.messages, report, tokens=selection.tokens)
+
+
+def check_on_invalid(on_invalid: object) -> OnInvalid:
+    """``on_invalid`` checked: ``"error"`` (raise on a broken history) or ``"repair"``."""
+    if on_invalid not in ("error", "repair"):
+        raise InvalidConfigurationError(f"on_invalid must be 'error' or 'repair', got {on_invalid!r}")
+    return "repair" if on_invalid == "repair" else "error"
 
 
 def select_messages(
@@ -94,13 +319,51 @@ def select_messages(
     counter: CounterLike | None = None,
     *,
     options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: Literal["user", "any"] | None = None,
+    on_invalid: OnInvalid = "error",
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
-    ``policy`` is ``None`` for :func:`chat_pipeline` or a :class:`~cupel.Pipeline`; ``counter``
-    defaults to ``HeuristicCounter()``. Returns the kept messages (the same dict objects, in transcript
-    order, system messages first) and the pipeline's :class:`~cupel.SelectionReport`.
+    ``policy`` is ``None`` (the ``chat`` preset), a preset name, a :class:`~cupel.policy.Policy` or a
+    :class:`~cupel.Pipeline`; ``counter`` defaults to ``HeuristicCounter()``. ``strategy`` is
+    ``"turns"`` (the default: whole turns), ``"last"`` (a suffix of whole units, like LangChain's
+    ``trim_messages``) or ``"messages"`` (units scored one by one); it and the other keywords override
+    the policy's :class:`~cupel.policy.ChatSettings`. Returns the kept messages (the same objects, in
+    transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
+    :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
+    results and tool calls without a result (see :mod:`cupel.chat.repair`) instead of raising, and
+    reports each dropped message.
     """
+    pipeline, settings = chat_settings(
+        policy,
+        strategy=strategy,
+        keep_first_turn=keep_first_turn,
+        recent_share=recent_share,
+        start_on=start_on,
+    )
+    originals = _as_list(messages, "messages")
+    if check_on_invalid(on_invalid) == "repair":
+        chosen = options or ChatOptions()
+        parsed = [
+            parse_plain(message, index, chosen)
+            or parse_message(view_of_mapping(message, index), index, chosen)
+            for index, message in enumerate(originals)
+        ]
+        return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
+    if settings.strategy == "last":
+        return select_window(
+            originals,
+            lambda index: view_of_mapping(originals[index], index),
+            budget,
+            pipeline,
+            settings,
+            counter=counter,
+            options=options,
+            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
+            plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
+        )
     items = messages_to_items(messages, counter=counter, options=options)
-    kept, report = select_items(items, budget, policy)
-    return ChatSelection(tuple(kept), report)
+    return select_items(items, budget, pipeline, settings)

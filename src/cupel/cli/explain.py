@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cupel.chat.convert import INDICES_KEY
+from cupel.cli._chat import add_chat_arguments, chat_keywords, render_turns
 from cupel.cli._common import (
     CliError,
     add_budget_arguments,
@@ -16,6 +18,7 @@ from cupel.cli._common import (
     parse_budget,
     pipeline_for,
     resolve_counter,
+    resolve_policy,
 )
 from cupel.cli._html import render_html
 from cupel.diagnostics.reasons import NegativeTokens
@@ -38,17 +41,28 @@ def register(subcommands: Any) -> None:
     add_tokenizer_argument(parser)
     parser.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
     parser.add_argument("--width", type=int, default=60, help="content preview width (default 60)")
+    add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
 
-def explain_report(items_source: str, budget: ContextBudget, policy: str, tokenizer: str) -> SelectionReport:
+def explain_report(
+    items_source: str,
+    budget: ContextBudget,
+    policy: str,
+    tokenizer: str,
+    chat: dict[str, Any] | None = None,
+) -> SelectionReport:
     candidates = load_candidates(items_source)
     pipeline = pipeline_for(policy)
     if candidates.messages is not None:
         from cupel.chat import select_messages
 
         return select_messages(
-            candidates.messages, budget, policy=pipeline, counter=resolve_counter(tokenizer)
+            candidates.messages,
+            budget,
+            policy=resolve_policy(policy)[1],
+            counter=resolve_counter(tokenizer),
+            **(chat or {}),
         ).report
     assert candidates.items is not None
     return pipeline.dry_run(candidates.items, budget)
@@ -58,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget, args.reserve)
     if args.width < 10:
         raise CliError(f"--width must be at least 10, got {args.width}")
-    report = explain_report(args.items, budget, args.policy, args.tokenizer)
+    report = explain_report(args.items, budget, args.policy, args.tokenizer, chat_keywords(args))
     sys.stdout.write(render_text(report, budget, args.policy, args.width))
+    if report.total_candidates and all(INDICES_KEY in entry.item.metadata for entry in report.included):
+        sys.stdout.write(render_turns(report))
     if args.html:
         path = Path(args.html)
         try:

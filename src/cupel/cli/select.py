@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cupel.cli._chat import add_chat_arguments, chat_keywords
 from cupel.cli._common import (
     Candidates,
     CliError,
@@ -24,6 +25,7 @@ from cupel.cli._common import (
     pipeline_for,
     read_text,
     resolve_counter,
+    resolve_policy,
 )
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
@@ -53,6 +55,7 @@ def register(subcommands: Any) -> None:
         help="run one selection per line (each an object with items or messages and optional budget)",
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes for --batch")
+    add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -68,6 +71,19 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget, args.reserve)
     pipeline = pipeline_for(args.policy)
     candidates = load_candidates(args.items)
+    if candidates.messages is not None:
+        from cupel.chat import select_messages
+
+        _, policy = resolve_policy(args.policy)
+        chosen = select_messages(
+            candidates.messages,
+            budget,
+            policy=policy,
+            counter=resolve_counter(args.tokenizer),
+            **chat_keywords(args),
+        )
+        sys.stdout.write(render(Selection(None, list(chosen.messages)), args.format))
+        return 0
     selection = select(candidates, budget, pipeline, args.tokenizer)
     sys.stdout.write(render(selection, args.format))
     return 0

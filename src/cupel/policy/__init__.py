@@ -7,6 +7,7 @@ TOML/JSON policy files (:mod:`cupel.policy.files`, with their component types in
 :class:`PolicyFileError` in :mod:`cupel.policy.errors`). See ``docs/policies.md``.
 """
 
+from cupel.policy.chat_settings import CHAT_STRATEGIES, ChatSettings, ChatStrategy
 from cupel.policy.durations import format_duration, parse_duration
 from cupel.policy.errors import PolicyFileError
 from cupel.policy.files import (
@@ -46,7 +47,10 @@ from cupel.policy.registry import (
 )
 
 __all__ = [
+    "CHAT_STRATEGIES",
     "FORMAT_VERSION",
+    "ChatSettings",
+    "ChatStrategy",
     "MissingTomlReaderError",
     "Policy",
     "PolicyFileError",

@@ -20,7 +20,8 @@ from typing import Any
 from cupel.model import OverflowStrategy
 from cupel.policy._entries import _Registry
 from cupel.policy._readers import COUNT_QUOTA_ENTRY, CURVES, DURATION, QUOTA_ENTRY, WEIGHT, caseless, spelled
-from cupel.policy.files import _TOP_KEYS
+from cupel.policy.chat_settings import CHAT_STRATEGIES, DEFAULT_RECENT_SHARE, START_ON, ChatSettings
+from cupel.policy.files import _CHAT_KEYS, _TOP_KEYS
 from cupel.policy.policy import FORMAT_VERSION
 from cupel.policy.presets import preset_names
 from cupel.policy.registry import _PLACERS, _SCORERS, _SLICERS
@@ -85,6 +86,25 @@ def _curve() -> dict[str, Any]:
     }
 
 
+def _chat() -> dict[str, Any]:
+    """The ``chat`` table: how :func:`cupel.chat.select_messages` selects under this policy."""
+    defaults = ChatSettings()
+    properties: dict[str, Any] = {
+        "strategy": {"enum": list(CHAT_STRATEGIES), "default": defaults.strategy},
+        "keep_first_turn": {"type": "boolean", "default": defaults.keep_first_turn},
+        "recent_share": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_RECENT_SHARE},
+        "start_on": {"enum": list(START_ON), "default": defaults.start_on},
+    }
+    if tuple(properties) != _CHAT_KEYS:
+        raise AssertionError(f"chat keys {tuple(properties)} differ from the loader's {_CHAT_KEYS}")
+    return {
+        "type": "object",
+        "description": "Chat selection: strategy (turns, last, messages) and its options.",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+
+
 def generate_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of policy documents, built from the registry's built-in types."""
     properties: dict[str, Any] = {
@@ -107,6 +127,7 @@ def generate_schema() -> dict[str, Any]:
             **spelled((strategy.value for strategy in OverflowStrategy), dashes=False),
             "default": OverflowStrategy.THROW.value,
         },
+        "chat": _chat(),
     }
     if tuple(properties) != _TOP_KEYS:
         raise AssertionError(f"schema keys {tuple(properties)} differ from the loader's {_TOP_KEYS}")

@@ -1,7 +1,8 @@
 """Policy files: one declarative schema, written as TOML or JSON (see ``docs/policies.md``).
 
 A policy file is a table with the keys ``scorers``, ``slicer``, ``placer``, ``deduplication``,
-``overflow_strategy`` and optionally ``extends`` (a preset name), ``version`` (1) and ``$schema``.
+``overflow_strategy`` and optionally ``chat`` (chat selection settings), ``extends`` (a preset
+name), ``version`` (1) and ``$schema``.
 Every component is a table with a ``type`` (or just the type name as a string). The JSON Schema
 shipped as ``cupel/policy/policy.schema.json`` (:func:`policy_schema`) describes the same format.
 
@@ -23,7 +24,17 @@ from typing import Any, Literal
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.policy._toml_writer import toml_dumps
-from cupel.policy._values import _boolean, _check_keys, _construct, _integer, _show, _string, _table
+from cupel.policy._values import (
+    _boolean,
+    _check_keys,
+    _construct,
+    _integer,
+    _number,
+    _show,
+    _string,
+    _table,
+)
+from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.errors import PolicyFileError
 from cupel.policy.policy import FORMAT_VERSION, Policy, policy_to_dict
 from cupel.policy.presets import UnknownPresetError, get_preset, preset_names
@@ -68,7 +79,9 @@ _TOP_KEYS = (
     "placer",
     "deduplication",
     "overflow_strategy",
+    "chat",
 )
+_CHAT_KEYS = ("strategy", "keep_first_turn", "recent_share", "start_on")
 
 
 def _check_time_provider(time_provider: object) -> TimeProvider:
@@ -139,7 +152,27 @@ def policy_from_dict(data: Mapping[str, Any], *, time_provider: TimeProvider | N
         except ValueError:
             known = ", ".join(_show(strategy.value) for strategy in OverflowStrategy)
             raise PolicyFileError("overflow_strategy", f"must be one of {known}, got {_show(text)}") from None
-    return _construct("", Policy, scorer, slicer, placer, deduplication, overflow)
+    chat = base.chat if base is not None else None
+    if "chat" in root:
+        chat = _read_chat(root["chat"], chat)
+    return _construct("", Policy, scorer, slicer, placer, deduplication, overflow, chat)
+
+
+def _read_chat(value: object, base: ChatSettings | None) -> ChatSettings:
+    """The ``chat`` table; keys not given keep the base preset's values (or the defaults)."""
+    table = _table(value, "chat")
+    _check_keys(table, "chat", _CHAT_KEYS, "chat settings")
+    settings = (base or ChatSettings()).to_dict()
+    for key in ("strategy", "start_on"):
+        if key in table:
+            settings[key] = _string(table[key], f"chat.{key}")
+    if "keep_first_turn" in table:
+        settings["keep_first_turn"] = _boolean(table["keep_first_turn"], "chat.keep_first_turn")
+    if "recent_share" in table:
+        settings["recent_share"] = _number(
+            table["recent_share"], "chat.recent_share", minimum=0.0, maximum=1.0
+        )
+    return _construct("chat", ChatSettings, **settings)
 
 
 # --- TOML and JSON text ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
 from cupel.protocols import Placer, Scorer, Slicer
 
@@ -42,6 +43,9 @@ class Policy:
     placer: Placer
     deduplication: bool = True
     overflow_strategy: OverflowStrategy = OverflowStrategy.THROW
+    #: How chat transcripts are selected (:func:`cupel.chat.select_messages`); the pipeline ignores it.
+    #: ``None`` means the defaults (:class:`~cupel.policy.ChatSettings` ``()``).
+    chat: ChatSettings | None = None
 
     def __post_init__(self) -> None:
         check_component("Policy", "scorer", self.scorer, "score")
@@ -50,6 +54,11 @@ class Policy:
         check_bool("Policy", "deduplication", self.deduplication)
         strategy = coerce_overflow_strategy(self.overflow_strategy, "Policy.overflow_strategy")
         object.__setattr__(self, "overflow_strategy", strategy)
+        if self.chat is not None and not isinstance(self.chat, ChatSettings):
+            raise CupelTypeError(f"Policy.chat must be a ChatSettings or None, got {self.chat!r}")
+        if self.chat == ChatSettings():
+            # One canonical form: the default settings are no settings.
+            object.__setattr__(self, "chat", None)
 
     def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
         """A :class:`~cupel.pipeline.Pipeline` configured exactly as this policy says."""
@@ -93,7 +102,7 @@ def policy_to_dict(policy: Policy) -> dict[str, Any]:
     """
     if not isinstance(policy, Policy):
         raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
-    return {
+    document = {
         "version": FORMAT_VERSION,
         "scorers": _dump_scorers(policy.scorer),
         "slicer": _dump_slicer(policy.slicer),
@@ -101,3 +110,6 @@ def policy_to_dict(policy: Policy) -> dict[str, Any]:
         "deduplication": policy.deduplication,
         "overflow_strategy": policy.overflow_strategy.value,
     }
+    if policy.chat is not None:
+        document["chat"] = policy.chat.to_dict()
+    return document

@@ -16,6 +16,10 @@ long_running    Recency 3 + Frequency 1 + Kind 1            Greedy      Chronolo
 debugging       Priority 3 + Kind 2 + Recency 1             Greedy      Chronological
 ==============  ==========================================  ==========  =============
 
+Chat transcripts (:func:`cupel.chat.select_messages`) are trimmed by whole turns. ``chat`` starts
+without the first turn; ``tool_use`` and ``long_running`` keep it (``keep_first_turn``), because an
+agent loop states its task once, at the start. Other presets use the chat defaults.
+
 ``get_preset("code-review")`` also works: names are matched case-insensitively, ``-`` as ``_``.
 """
 
@@ -28,6 +32,7 @@ from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
 from cupel.policy._entries import _type_name
+from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.policy import Policy
 from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers import (
@@ -70,14 +75,21 @@ class UnknownPresetError(InvalidConfigurationError, KeyError):
         return (type(self), (self.name,))
 
 
-def _policy(scorers: list[tuple[Scorer, float]], slicer: Slicer, placer: Placer) -> Policy:
+def _policy(
+    scorers: list[tuple[Scorer, float]], slicer: Slicer, placer: Placer, chat: ChatSettings | None = None
+) -> Policy:
     return Policy(
         CompositeScorer(scorers),
         slicer,
         placer,
         deduplication=True,
         overflow_strategy=OverflowStrategy.THROW,
+        chat=chat,
     )
+
+
+# Agent loops restate their task only once, in the first turn: the agent presets keep it.
+_AGENT_CHAT = ChatSettings(keep_first_turn=True)
 
 
 def chat() -> Policy:
@@ -114,6 +126,7 @@ def tool_use() -> Policy:
         [(KindScorer(), 2.0), (RecencyScorer(), 2.0), (PriorityScorer(), 1.0)],
         GreedySlice(),
         ChronologicalPlacer(),
+        _AGENT_CHAT,
     )
 
 
@@ -123,6 +136,7 @@ def long_running() -> Policy:
         [(RecencyScorer(), 3.0), (FrequencyScorer(), 1.0), (KindScorer(), 1.0)],
         GreedySlice(),
         ChronologicalPlacer(),
+        _AGENT_CHAT,
     )
 
 

@@ -1,0 +1,143 @@
+"""Chat trimming: every cupel strategy against LangChain's ``trim_messages``, interleaved in one run.
+
+Usage: ``python benchmarks/bench_chat.py [--json] [--sizes 1000,10000,100000] [--repeat 5]``.
+Transcript: one system message, then alternating user/assistant messages of varied length; every
+message costs ``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000 tokens.
+``trim_messages`` runs with ``strategy="last", include_system=True, start_on="human"`` on message
+objects (the reference) and on dicts. Each repeat runs every case once, in turn, so machine load hits
+all cases alike; ratios are to ``trim_messages`` on objects within the same repeat (median [min-max]).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+
+from cupel.chat import ChatOptions, select_messages
+from cupel.chat.langchain import select_messages as select_langchain
+from cupel.tokens import FunctionCounter
+
+BUDGET = 32_000
+OPTIONS = ChatOptions(message_overhead=4)
+COUNTER = FunctionCounter(lambda text: math.ceil(len(text) / 4))
+
+
+def transcript(size: int, seed: int = 7) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    words = ["alpha", "beta", "gamma", "delta", "webhook", "retry", "timeout", "deploy", "the", "a"]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful assistant."}]
+    for index in range(size - 1):
+        role = "user" if index % 2 == 0 else "assistant"
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(3, 60)))
+        messages.append({"role": role, "content": f"{index}: {text}"})
+    return messages
+
+
+def to_objects(messages: list[dict[str, Any]]) -> list[Any]:
+    kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [kinds[message["role"]](message["content"]) for message in messages]
+
+
+def lc_counter(messages: list[Any]) -> int:
+    total = 0
+    for message in messages:
+        content = message["content"] if isinstance(message, dict) else message.content
+        total += 4 + math.ceil(len(content) / 4)
+    return total
+
+
+def trim(messages: list[Any]) -> list[Any]:
+    result: list[Any] = trim_messages(
+        messages,
+        max_tokens=BUDGET,
+        token_counter=lc_counter,
+        strategy="last",
+        include_system=True,
+        start_on="human",
+        allow_partial=False,
+    )
+    return result
+
+
+def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable[[], object]]:
+    def cupel(strategy: str, *, report: bool = False, on: str = "dicts") -> Callable[[], object]:
+        def run() -> object:
+            if on == "objects":
+                chosen: Any = select_langchain(
+                    objects, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy  # type: ignore[arg-type]
+                )
+            else:
+                chosen = select_messages(dicts, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy)  # type: ignore[arg-type]
+            return chosen.report if report else chosen.messages
+
+        return run
+
+    return {
+        "trim_messages (objects)": lambda: trim(objects),
+        "trim_messages (dicts)": lambda: trim(dicts),
+        "cupel last (dicts)": cupel("last"),
+        "cupel last (objects)": cupel("last", on="objects"),
+        "cupel turns (dicts)": cupel("turns"),
+        "cupel turns (objects)": cupel("turns", on="objects"),
+        "cupel turns + report": cupel("turns", report=True),
+        "cupel messages (dicts)": cupel("messages"),
+    }
+
+
+def measure(size: int, repeat: int) -> list[dict[str, Any]]:
+    dicts = transcript(size)
+    objects = to_objects(dicts)
+    runs = cases(dicts, objects)
+    for run in runs.values():
+        run()  # warm-up (and the first call fills the count cache, as in a running chat)
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            samples[name].append((time.perf_counter() - start) * 1000)
+    reference = samples["trim_messages (objects)"]
+    rows = []
+    for name, times in samples.items():
+        ratios = [time_ / base for time_, base in zip(times, reference, strict=True)]
+        rows.append(
+            {
+                "size": size,
+                "case": name,
+                "median_ms": statistics.median(times),
+                "ratio_median": statistics.median(ratios),
+                "ratio_min": min(ratios),
+                "ratio_max": max(ratios),
+            }
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rows = [row for size in map(int, args.sizes.split(",")) for row in measure(size, args.repeat)]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'messages':>9}  {'case':<26} {'median ms':>10}  {'x trim_messages (objects)':>26}")
+    for row in rows:
+        spread = f"{row['ratio_median']:.2f} [{row['ratio_min']:.2f}-{row['ratio_max']:.2f}]"
+        print(f"{row['size']:>9}  {row['case']:<26} {row['median_ms']:>10.2f}  {spread:>26}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

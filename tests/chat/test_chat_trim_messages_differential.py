@@ -1,0 +1,58 @@
+"""The "last" strategy against LangChain's real ``trim_messages`` on random transcripts.
+
+Both sides charge each message the same tokens (cupel's count of the message). Whenever LangChain's
+window keeps every tool call with its results, cupel's window is the very same messages; whenever it
+does not, cupel's window is still a valid conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.chat._transcripts import openai_transcripts, to_langchain
+
+from cupel.chat import validate_transcript
+from cupel.chat.langchain import message_token_counts, select_messages
+
+EXAMPLES = 300
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    openai_transcripts(leading_systems=1),
+    st.data(),
+    st.sampled_from(["human", None]),
+)
+def test_last_matches_trim_messages(
+    messages: list[dict[str, Any]], data: st.DataObject, start_on: Any
+) -> None:
+    from langchain_core.messages import trim_messages
+
+    converted = to_langchain(messages)
+    costs = message_token_counts(converted)
+    cost_of = {id(message): cost for message, cost in zip(converted, costs, strict=True)}
+    system = costs[0] if messages and messages[0]["role"] in ("system", "developer") else 0
+    budget = data.draw(st.integers(system, sum(costs) + 5), label="budget")
+
+    theirs = trim_messages(
+        converted,
+        max_tokens=budget,
+        token_counter=lambda chunk: sum(cost_of[id(message)] for message in chunk),
+        strategy="last",
+        include_system=True,
+        start_on=start_on,
+        allow_partial=False,
+    )
+    ours = select_messages(
+        converted,
+        budget,
+        counter=None,
+        strategy="last",
+        start_on="user" if start_on == "human" else "any",
+    )
+    assert validate_transcript(list(ours.messages), "langchain") == []
+    assert ours.tokens <= budget
+    if not validate_transcript(theirs, "langchain"):
+        assert [id(message) for message in ours.messages] == [id(message) for message in theirs]
