@@ -1,0 +1,447 @@
+"""StableWindow: a chat window whose prompt prefix stays the same from turn to turn.
+
+Providers cache prompt prefixes (Anthropic prompt caching, OpenAI automatic prefix caching, Gemini
+context caching, vLLM and SGLang prefix caching). A trimmer that drops the oldest message every turn
+changes the prompt right after the system messages every turn, so nothing past them is ever cached.
+A window instead *appends* between compactions: the messages it sent last turn are the first messages
+it sends this turn, the very same objects in the same order. When the selection would outgrow
+``high_water`` of the budget, it *compacts* once: the chat strategy chooses again at ``low_water`` of
+the budget, and the next turns append again.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from cupel.chat._choice import Choice
+from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
+from cupel.chat.convert import _as_list, messages_to_items, parsed_costs
+from cupel.chat.options import ChatOptions
+from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, resolve_budget, select_messages
+from cupel.chat.turns import unit_indices
+from cupel.chat.window_state import WindowState, extend_digest, new_digest, positions_of, ranges_of
+from cupel.diagnostics.reasons import ExclusionReason
+from cupel.diagnostics.report import SelectionReport
+from cupel.errors import (
+    BudgetOverflowError,
+    CupelTypeError,
+    InvalidConfigurationError,
+    PinnedItemsExceedBudgetError,
+)
+from cupel.model import ContextBudget
+from cupel.pipeline import compute_effective_budget
+from cupel.policy.chat_settings import ChatStrategy
+from cupel.tokens.base import CounterLike
+
+__all__ = [
+    "DEFAULT_HIGH_WATER",
+    "DEFAULT_LOW_WATER",
+    "Compacted",
+    "StableSelection",
+    "StableWindow",
+    "with_cache_control",
+]
+
+M = TypeVar("M")
+MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
+
+DEFAULT_HIGH_WATER = 1.0
+"""Share of the budget's target the selection may grow to before the window compacts."""
+DEFAULT_LOW_WATER = 0.6
+"""Share of the budget's target a compaction selects down to, leaving room to append again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(ExclusionReason):
+    """The unit was dropped when the window last compacted, so the turns since keep the same prefix."""
+
+    variant: ClassVar[str] = "Compacted"
+    target_tokens: int
+
+    def describe(self) -> str:
+        return (
+            f"Compacted: dropped when the window compacted to at most {self.target_tokens} tokens; "
+            "it stays out so later turns keep the same prompt prefix"
+        )
+
+
+class StableSelection(ChatSelection[M]):
+    """A :class:`ChatSelection` that also says how much of it the previous turn already sent.
+
+    ``prefix`` leading messages are the previous turn's messages, unchanged and in the same order (0
+    on a window's first turn or after an edit); ``base`` leading messages came from the last
+    compaction; ``system`` leading messages are system or developer messages; ``compacted`` is true
+    when the strategy chose afresh this turn (the first turn, a compaction, or after an edit).
+    """
+
+    __slots__ = ("base", "compacted", "prefix", "system")
+
+    prefix: int
+    base: int
+    system: int
+    compacted: bool
+
+    def __init__(
+        self,
+        messages: tuple[M, ...],
+        report: SelectionReport | Callable[[], SelectionReport],
+        *,
+        tokens: int,
+        prefix: int,
+        base: int,
+        system: int,
+        compacted: bool,
+    ) -> None:
+        super().__init__(messages, report, tokens=tokens)
+        init = object.__setattr__
+        init(self, "prefix", prefix)
+        init(self, "base", base)
+        init(self, "system", system)
+        init(self, "compacted", compacted)
+
+    @property
+    def cache_breakpoints(self) -> tuple[int, ...]:
+        """Positions in ``messages`` to end a cached prefix at (Anthropic allows four ``cache_control``).
+
+        The last system message (stable across compactions), the last message of the compaction's
+        selection (stable until the next one), the last message the previous turn sent (read from the
+        cache now) and the last message (written for the next turn), each once, ascending.
+        """
+        marks = {self.system - 1, self.base - 1, self.prefix - 1, len(self.messages) - 1}
+        return tuple(sorted(mark for mark in marks if mark >= 0))
+
+    def __repr__(self) -> str:
+        return (
+            f"StableSelection(messages={len(self.messages)}, tokens={self.tokens}, prefix={self.prefix}, "
+            f"compacted={self.compacted})"
+        )
+
+
+def with_cache_control(
+    messages: Sequence[Mapping[str, Any]],
+    breakpoints: Sequence[int],
+    *,
+    cache_control: Mapping[str, Any] | None = None,
+) -> list[Mapping[str, Any]]:
+    """``messages`` with Anthropic's ``cache_control`` on the last content block of each breakpoint.
+
+    The marked messages are copies (a string content becomes one text block); the others are the
+    same objects. ``cache_control`` defaults to ``{"type": "ephemeral"}``.
+    """
+    marker = dict(cache_control) if cache_control is not None else {"type": "ephemeral"}
+    out: list[Mapping[str, Any]] = list(messages)
+    for position in breakpoints:
+        if not 0 <= position < len(out):
+            raise InvalidConfigurationError(f"breakpoint {position} is outside the {len(out)} messages")
+        message = dict(out[position])
+        content = message.get("content")
+        if isinstance(content, str):
+            blocks: list[Any] = [{"type": "text", "text": content}]
+        elif isinstance(content, list) and content:
+            blocks = list(content)
+        else:
+            raise InvalidConfigurationError(
+                f"messages[{position}] has no content block to mark with cache_control"
+            )
+        last = blocks[-1]
+        if not isinstance(last, Mapping):
+            raise CupelTypeError(f"messages[{position}].content[-1] must be a mapping, got {last!r}")
+        blocks[-1] = {**last, "cache_control": dict(marker)}
+        message["content"] = blocks
+        out[position] = message
+    return out
+
+
+def _share(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{name} must be a number, got {value!r}")
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise InvalidConfigurationError(f"{name} must be in (0, 1], got {value!r}")
+    return float(value)
+
+
+def _scaled(budget: ContextBudget, share: float) -> ContextBudget:
+    """``budget`` with its target scaled to ``share`` (its hard limits kept)."""
+    return ContextBudget(
+        budget.max_tokens,
+        math.floor(budget.target_tokens * share),
+        output_reserve=budget.output_reserve,
+        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
+        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
+    )
+
+
+class StableWindow(Generic[MessageT]):
+    """One conversation's context window, kept cache-stable across turns (see the module docstring).
+
+    Call :meth:`select` once per turn with the whole transcript so far (message dicts). ``budget``,
+    ``policy``, ``counter``, ``options`` and the strategy keywords mean what they mean for
+    :func:`~cupel.chat.select_messages`, which chooses at each compaction. ``high_water`` and
+    ``low_water`` are shares of the budget's target tokens (defaults 1.0 and 0.6). ``state`` (a
+    :class:`WindowState` or its ``to_dict()``) resumes a window saved with :meth:`to_dict`; resume it
+    with the same settings and counter, else it starts afresh.
+    """
+
+    def __init__(
+        self,
+        budget: ContextBudget | int,
+        policy: ChatPolicy = None,
+        counter: CounterLike | None = None,
+        *,
+        options: ChatOptions | None = None,
+        strategy: ChatStrategy | None = None,
+        keep_first_turn: bool | None = None,
+        recent_share: float | None = None,
+        start_on: Literal["user", "any"] | None = None,
+        high_water: float = DEFAULT_HIGH_WATER,
+        low_water: float = DEFAULT_LOW_WATER,
+        state: WindowState | Mapping[str, Any] | None = None,
+    ) -> None:
+        self._budget = resolve_budget(budget)
+        self._pipeline, self._settings = chat_settings(
+            policy,
+            strategy=strategy,
+            keep_first_turn=keep_first_turn,
+            recent_share=recent_share,
+            start_on=start_on,
+        )
+        if options is not None and not isinstance(options, ChatOptions):
+            raise CupelTypeError(f"options must be a ChatOptions or None, got {options!r}")
+        self._options = options or ChatOptions()
+        self._counter = counter
+        self._high = _share("high_water", high_water)
+        self._low = _share("low_water", low_water)
+        if self._low > self._high:
+            raise InvalidConfigurationError(
+                f"low_water must be <= high_water ({self._high}), got {self._low}"
+            )
+        self._low_budget = _scaled(self._budget, self._low)
+        self._config = "|".join(
+            (
+                repr(self._budget.to_dict()),
+                repr(self._settings.to_dict()),
+                repr(self._options),
+                repr(self._pipeline),
+                f"{self._high}/{self._low}",
+            )
+        )
+        if state is not None and not isinstance(state, WindowState):
+            state = WindowState.from_dict(state)
+        self._state: WindowState | None = state
+        # In memory only: copies of the seen messages (an in-place edit shows as inequality) and the
+        # running fingerprint. A window resumed from a state checks the fingerprint instead.
+        self._copies = state is None
+        self._snapshot: list[Any] | None = None
+        self._digest: Any = None
+
+    @property
+    def state(self) -> WindowState | None:
+        """What the window remembers between turns (``None`` before the first turn)."""
+        return self._state
+
+    def to_dict(self) -> dict[str, Any] | None:
+        """The state as plain data (``None`` before the first turn); pass it back as ``state=``."""
+        return None if self._state is None else self._state.to_dict()
+
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], budget: ContextBudget | int, **settings: Any
+    ) -> StableWindow[Any]:
+        """A window resumed from :meth:`to_dict`'s output, with the settings it was made with."""
+        return cls(budget, state=WindowState.from_dict(data), **settings)
+
+    def select(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
+        """This turn's selection: the previous one with the new messages appended, or a compaction.
+
+        Raises as :func:`~cupel.chat.select_messages` does for a broken transcript or a latest turn
+        that does not fit. An edited or deleted message already seen makes the window compact afresh.
+        """
+        originals = _as_list(messages, "messages")
+        state = self._state
+        unchanged = state is not None and state.config == self._config and self._unchanged(originals, state)
+        if unchanged and state is not None and state.appendable:
+            options = self._options
+            new = [
+                parse_plain(message, index, options, render=False)
+                or parse_message(view_of_mapping(message, index), index, options)
+                for index, message in enumerate(originals[state.seen :], start=state.seen)
+            ]
+            link_units(new)
+            added = sum(parsed_costs(new, self._counter))
+            # "turns" and "messages" put system messages first: a new one would change the prefix.
+            lifted = self._settings.strategy != "last" and any(m.role in SYSTEM_ROLES for m in new)
+            if not lifted and state.tokens + added <= state.limit:
+                return self._append(originals, state, added)
+        return self._compact(originals, state if unchanged else None)
+
+    def _unchanged(self, originals: list[Any], state: WindowState) -> bool:
+        """Whether the first ``state.seen`` messages are the ones seen before, content and order."""
+        seen = state.seen
+        if len(originals) < seen:
+            return False
+        if self._snapshot is not None and len(self._snapshot) == seen:
+            return originals[:seen] == self._snapshot
+        digest = new_digest()
+        extend_digest(digest, originals[:seen])
+        if digest.hexdigest() != state.digest:
+            return False
+        self._digest = digest
+        return True
+
+    def _remember(self, originals: list[Any], start: int) -> str:
+        """Fingerprint (and, unless resumed, copy) the messages from ``start`` on; the new digest."""
+        if start == 0 or self._digest is None:
+            start = 0
+            self._digest = new_digest()
+            self._snapshot = [] if self._copies else None
+        fresh = originals[start:]
+        extend_digest(self._digest, fresh)
+        if self._snapshot is not None:
+            self._snapshot.extend(copy.deepcopy(fresh))
+        hexdigest: str = self._digest.hexdigest()
+        return hexdigest
+
+    def _append(self, originals: list[Any], state: WindowState, added: int) -> StableSelection[Any]:
+        count = len(originals)
+        kept = list(state.kept)
+        if count > state.seen:
+            if kept and kept[-1][1] == state.seen:
+                kept[-1] = (kept[-1][0], count)
+            else:
+                kept.append((state.seen, count))
+        digest = self._remember(originals, state.seen) if count > state.seen else state.digest
+        new_state = WindowState(
+            config=self._config,
+            seen=count,
+            digest=digest,
+            kept=tuple(kept),
+            base=state.base,
+            tokens=state.tokens + added,
+            limit=state.limit,
+            appendable=True,
+            compactions=state.compactions,
+        )
+        previous = sum(stop - start for start, stop in state.kept)
+        self._state = new_state
+        positions = positions_of(new_state.kept)
+        return self._selection(originals, new_state, positions, prefix=previous, compacted=False, report=None)
+
+    def _choose(self, originals: list[Any], budget: ContextBudget) -> ChatSelection[Any]:
+        settings = self._settings
+        return select_messages(
+            originals,
+            budget,
+            self._pipeline,
+            self._counter,
+            options=self._options,
+            strategy=settings.strategy,
+            keep_first_turn=settings.keep_first_turn,
+            recent_share=settings.recent_share,
+            start_on=settings.start_on,
+        )
+
+    def _compact(self, originals: list[Any], previous: WindowState | None) -> StableSelection[Any]:
+        try:
+            chosen = self._choose(originals, self._low_budget)
+        except (BudgetOverflowError, PinnedItemsExceedBudgetError):
+            # The latest turn (or the pinned messages) fit the budget but not its low-water mark.
+            chosen = self._choose(originals, self._budget)
+        positions = _positions(chosen.messages, originals)
+        count = len(originals)
+        pinned = self._pinned_tokens(originals, positions)
+        ceiling = pinned + compute_effective_budget(self._budget, pinned).target_tokens
+        limit = min(math.floor(self._budget.target_tokens * self._high), ceiling)
+        if previous is None:
+            digest = self._remember(originals, 0)
+        else:
+            digest = self._remember(originals, previous.seen) if count > previous.seen else previous.digest
+        prefix = 0
+        if previous is not None:
+            for old, new in zip(positions_of(previous.kept), positions, strict=False):
+                if old != new:
+                    break
+                prefix += 1
+        state = WindowState(
+            config=self._config,
+            seen=count,
+            digest=digest,
+            kept=ranges_of(positions),
+            base=len(positions),
+            tokens=chosen.tokens,
+            limit=limit,
+            appendable=not positions or positions[-1] == count - 1,
+            compactions=(self._state.compactions + 1) if self._state is not None else 0,
+        )
+        self._state = state
+        return self._selection(
+            originals, state, positions, prefix=prefix, compacted=True, report=lambda: chosen.report
+        )
+
+    def _pinned_tokens(self, originals: list[Any], positions: list[int]) -> int:
+        """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""
+        if not self._options.pin_system:
+            return 0
+        systems = []
+        for position in positions:
+            message = originals[position]
+            role = message.get("role") if isinstance(message, Mapping) else None
+            if role not in SYSTEM_ROLES:
+                if self._settings.strategy == "last":
+                    break
+                continue
+            systems.append(parse_message(view_of_mapping(message, position), position, self._options))
+        return sum(parsed_costs(systems, self._counter))
+
+    def _selection(
+        self,
+        originals: list[Any],
+        state: WindowState,
+        positions: list[int],
+        *,
+        prefix: int,
+        compacted: bool,
+        report: Callable[[], SelectionReport] | None,
+    ) -> StableSelection[Any]:
+        kept = tuple(originals[position] for position in positions)
+        system = 0
+        while system < len(kept) and kept[system].get("role") in SYSTEM_ROLES:
+            system += 1
+        if report is None:
+            report = self._report_builder(originals, set(positions))
+        return StableSelection(
+            kept,
+            report,
+            tokens=state.tokens,
+            prefix=prefix,
+            base=state.base,
+            system=system,
+            compacted=compacted,
+        )
+
+    def _report_builder(self, originals: list[Any], kept: set[int]) -> Callable[[], SelectionReport]:
+        target = self._low_budget.target_tokens
+        counter, options, scorer = self._counter, self._options, self._pipeline.scorer
+
+        def build() -> SelectionReport:
+            items = messages_to_items(originals, counter=counter, options=options)
+            flags = [unit_indices(item)[0] in kept for item in items]
+            reasons: dict[int, ExclusionReason] = {
+                position: Compacted(target) for position, flag in enumerate(flags) if not flag
+            }
+            return Choice(items, flags, reasons).report(scorer)
+
+        return build
+
+
+def _positions(selected: Sequence[Any], originals: Sequence[Any]) -> list[int]:
+    """Transcript positions of the selected messages (the same objects), in the selection's order."""
+    where: dict[int, list[int]] = {}
+    for position in range(len(originals) - 1, -1, -1):
+        where.setdefault(id(originals[position]), []).append(position)
+    # Each group (system messages first, then the rest) is in transcript order, so the smallest
+    # unused position of an object is the one selected.
+    return [where[id(message)].pop() for message in selected]
