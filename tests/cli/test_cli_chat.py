@@ -56,3 +56,14 @@ def test_explain_shows_turns() -> None:
     turns = result.stdout.split("Turns (transcript order)")[1].splitlines()
     assert turns[2].split()[:2] == ["1", "dropped"]
     assert turns[4].split()[:2] == ["3", "kept"]
+
+
+def test_summary_tokens_option() -> None:
+    result = cupel("select", str(CONVERSATION), "--budget", "300", "--summary-tokens", "60")
+    assert result.returncode == 0
+    messages = json.loads(result.stdout)
+    assert messages[0]["role"] == "system" and messages[1]["role"] == "system"
+    assert messages[1]["content"].startswith("Earlier conversation, summarised:")
+    assert messages[2]["role"] == "user"
+    bad = cupel("select", str(CONVERSATION), "--budget", "300", "--summary-tokens", "-1")
+    assert bad.returncode == 2 and "--summary-tokens" in bad.stderr

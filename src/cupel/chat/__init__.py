@@ -18,8 +18,16 @@ from cupel.chat.convert import (
     to_messages,
 )
 from cupel.chat.options import DEFAULT_PART_COST, LOW_DETAIL_IMAGE_COST, ChatOptions
-from cupel.chat.reasons import IncompleteTurn, OrphanedToolResult, UnansweredToolCall
-from cupel.chat.select import ChatPolicy, ChatSelection, chat_pipeline, resolve_budget, select_messages
+from cupel.chat.reasons import IncompleteTurn, OrphanedToolResult, Summarized, UnansweredToolCall
+from cupel.chat.select import (
+    ChatPolicy,
+    ChatSelection,
+    aselect_messages,
+    chat_pipeline,
+    resolve_budget,
+    select_messages,
+)
+from cupel.chat.summarize import FirstLines, Summarizer
 from cupel.chat.turns import Transcript, Turn, split_turns
 from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
 
@@ -36,13 +44,17 @@ __all__ = [
     "ChatOptions",
     "ChatPolicy",
     "ChatSelection",
+    "FirstLines",
     "IncompleteTurn",
     "OrphanedToolResult",
     "Provider",
+    "Summarized",
+    "Summarizer",
     "Transcript",
     "Turn",
     "UnansweredToolCall",
     "Violation",
+    "aselect_messages",
     "chat_pipeline",
     "is_chat_transcript",
     "message_token_counts",

@@ -7,7 +7,7 @@ called. The selected messages are the very ``BaseMessage`` objects passed in.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,16 +25,25 @@ from cupel.chat.select import (
     select_repaired,
     select_window,
 )
+from cupel.chat.summarize import Summarizer
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
-from cupel.policy.chat_settings import ChatStrategy
+from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings, ChatStrategy
 from cupel.tokens._optional import import_optional
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["message_token_counts", "message_views", "messages_to_items", "select_messages", "to_messages"]
+__all__ = [
+    "aselect_messages",
+    "message_token_counts",
+    "message_views",
+    "messages_to_items",
+    "select_messages",
+    "to_messages",
+]
 
 # Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
 _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
@@ -179,25 +188,97 @@ def select_messages(
     recent_share: float | None = None,
     start_on: Literal["user", "any"] | None = None,
     on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
 ) -> ChatSelection[BaseMessage]:
-    """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects."""
+    """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects.
+
+    A text summary becomes a ``SystemMessage``.
+    """
+    plan = _plan(messages, budget, policy, counter, options, locals())
+    if isinstance(plan, ChatSelection):
+        return plan
+    return plan[0].run_sync(plan[1])  # type: ignore[no-any-return]
+
+
+async def aselect_messages(
+    messages: Sequence[BaseMessage],
+    budget: ContextBudget | int,
+    policy: ChatPolicy = None,
+    counter: CounterLike | None = None,
+    *,
+    options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: Literal["user", "any"] | None = None,
+    on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
+) -> ChatSelection[BaseMessage]:
+    """Like :func:`cupel.chat.aselect_messages`, for LangChain messages."""
+    plan = _plan(messages, budget, policy, counter, options, locals())
+    if isinstance(plan, ChatSelection):
+        return plan
+    return await plan[0].run_async(plan[1])  # type: ignore[no-any-return]
+
+
+def _plan(
+    messages: Sequence[BaseMessage],
+    budget: ContextBudget | int,
+    policy: object,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    keywords: Mapping[str, Any],
+) -> ChatSelection[Any] | tuple[Any, Any]:
+    from cupel.chat.summarized import plan_summary
+
+    module = _langchain()
     pipeline, settings = chat_settings(
         policy,
-        strategy=strategy,
-        keep_first_turn=keep_first_turn,
-        recent_share=recent_share,
-        start_on=start_on,
+        strategy=keywords["strategy"],
+        keep_first_turn=keywords["keep_first_turn"],
+        recent_share=keywords["recent_share"],
+        start_on=keywords["start_on"],
     )
-    if check_on_invalid(on_invalid) == "repair":
+    originals = _checked(messages)
+    on_invalid = check_on_invalid(keywords["on_invalid"])
+
+    def run(resolved: ContextBudget) -> ChatSelection[Any]:
+        return _select(module, originals, resolved, pipeline, settings, counter, options, on_invalid)
+
+    final, plan, summarize = plan_summary(
+        run,
+        budget,
+        keywords["summarize"],
+        keywords["summary_tokens"],
+        make_message=module.SystemMessage,
+        cost_of=lambda message: message_token_counts([message], counter=counter, options=options)[0],
+        role_of=lambda message: str(_view(module, message, 0).role),
+        counter=counter,
+    )
+    if final is not None:
+        return final
+    return plan, summarize
+
+
+def _select(
+    module: ModuleType,
+    originals: list[Any],
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    on_invalid: str,
+) -> ChatSelection[Any]:
+    """One selection over LangChain messages, by the settings' strategy."""
+    if on_invalid == "repair":
         chosen = options or ChatOptions()
-        views = message_views(messages)
+        views = message_views(originals)
         parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
-        return select_repaired(
-            parsed, list(messages), budget, pipeline, settings, counter=counter, options=chosen
-        )
+        return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
     if settings.strategy == "last":
-        module = _langchain()
-        originals = _checked(messages)
 
         def view(index: int) -> MessageView:
             message = originals[index]
@@ -218,5 +299,5 @@ def select_messages(
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
             plain=lambda message, index, chosen: _plain(module, message, index, chosen),
         )
-    items = messages_to_items(messages, counter=counter, options=options)
+    items = messages_to_items(originals, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from cupel.diagnostics.reasons import ExclusionReason
 
-__all__ = ["IncompleteTurn", "OrphanedToolResult", "UnansweredToolCall"]
+__all__ = ["IncompleteTurn", "OrphanedToolResult", "Summarized", "UnansweredToolCall"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,3 +45,14 @@ class UnansweredToolCall(ExclusionReason):
 
     def describe(self) -> str:
         return f"UnansweredToolCall: tool call {self.call_id!r} has no result in the transcript"
+
+
+@dataclass(frozen=True, slots=True)
+class Summarized(ExclusionReason):
+    """Dropped for the budget, and told in the summary placed after the system messages instead."""
+
+    variant: ClassVar[str] = "Summarized"
+    dropped_because: str
+
+    def describe(self) -> str:
+        return f"Summarized: dropped ({self.dropped_because}) and told in the summary"

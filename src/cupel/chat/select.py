@@ -14,6 +14,7 @@ from cupel.chat.convert import (
     ROLES_KEY,
     _as_list,
     items_of_parsed,
+    message_costs,
     messages_to_items,
     parsed_costs,
     to_messages,
@@ -21,6 +22,7 @@ from cupel.chat.convert import (
 from cupel.chat.last import scan_last, select_last
 from cupel.chat.options import ChatOptions
 from cupel.chat.repair import repair_links
+from cupel.chat.summarize import Summarizer
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -36,6 +38,7 @@ __all__ = [
     "ChatPolicy",
     "ChatSelection",
     "OnInvalid",
+    "aselect_messages",
     "chat_pipeline",
     "chat_settings",
     "check_on_invalid",
@@ -324,6 +327,8 @@ def select_messages(
     recent_share: float | None = None,
     start_on: Literal["user", "any"] | None = None,
     on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
@@ -335,17 +340,90 @@ def select_messages(
     transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
     :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
     results and tool calls without a result (see :mod:`cupel.chat.repair`) instead of raising, and
-    reports each dropped message.
+    reports each dropped message. ``summarize`` (a callable, sync or async, or ``True`` for
+    :class:`~cupel.chat.summarize.FirstLines`) summarises what was dropped in ``summary_tokens``
+    reserved tokens, placed right after the system messages; nothing dropped, no summary.
     """
+    plan = _plan(messages, budget, policy, counter, options, locals())
+    if isinstance(plan, ChatSelection):
+        return plan
+    return plan[0].run_sync(plan[1])  # type: ignore[no-any-return]
+
+
+async def aselect_messages(
+    messages: Sequence[MessageT],
+    budget: ContextBudget | int,
+    policy: ChatPolicy = None,
+    counter: CounterLike | None = None,
+    *,
+    options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: Literal["user", "any"] | None = None,
+    on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
+) -> ChatSelection[MessageT]:
+    """:func:`select_messages` for async code: an async ``summarize`` is awaited on the running loop."""
+    plan = _plan(messages, budget, policy, counter, options, locals())
+    if isinstance(plan, ChatSelection):
+        return plan
+    return await plan[0].run_async(plan[1])  # type: ignore[no-any-return]
+
+
+def _plan(
+    messages: Sequence[Any],
+    budget: ContextBudget | int,
+    policy: object,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    keywords: Mapping[str, Any],
+) -> ChatSelection[Any] | tuple[Any, Any]:
+    from cupel.chat.summarized import plan_summary
+
     pipeline, settings = chat_settings(
         policy,
-        strategy=strategy,
-        keep_first_turn=keep_first_turn,
-        recent_share=recent_share,
-        start_on=start_on,
+        strategy=keywords["strategy"],
+        keep_first_turn=keywords["keep_first_turn"],
+        recent_share=keywords["recent_share"],
+        start_on=keywords["start_on"],
     )
     originals = _as_list(messages, "messages")
-    if check_on_invalid(on_invalid) == "repair":
+    on_invalid = check_on_invalid(keywords["on_invalid"])
+
+    def run(resolved: ContextBudget) -> ChatSelection[Any]:
+        return _select_dicts(originals, resolved, pipeline, settings, counter, options, on_invalid)
+
+    def cost_of(message: Any) -> int:
+        return message_costs([view_of_mapping(message, 0)], counter, options)[0]
+
+    final, plan, summarize = plan_summary(
+        run,
+        budget,
+        keywords["summarize"],
+        keywords["summary_tokens"],
+        make_message=lambda text: {"role": "system", "content": text},
+        cost_of=cost_of,
+        role_of=lambda message: str(message.get("role")),
+        counter=counter,
+    )
+    if final is not None:
+        return final
+    return plan, summarize
+
+
+def _select_dicts(
+    originals: list[Any],
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    on_invalid: OnInvalid,
+) -> ChatSelection[Any]:
+    """One selection over message dicts, by the settings' strategy."""
+    if on_invalid == "repair":
         chosen = options or ChatOptions()
         parsed = [
             parse_plain(message, index, chosen)
@@ -365,5 +443,5 @@ def select_messages(
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
             plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
         )
-    items = messages_to_items(messages, counter=counter, options=options)
+    items = messages_to_items(originals, counter=counter, options=options)
     return select_items(items, budget, pipeline, settings)

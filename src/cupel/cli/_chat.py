@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cupel.cli._common import CliError
 from cupel.diagnostics.report import SelectionReport
 from cupel.policy.chat_settings import CHAT_STRATEGIES
 
@@ -12,13 +13,20 @@ __all__ = ["add_chat_arguments", "chat_keywords", "render_turns"]
 
 
 def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--strategy`` and ``--repair``, read by chat transcripts only."""
+    """``--strategy``, ``--summary-tokens`` and ``--repair``, read by chat transcripts only."""
     parser.add_argument(
         "--strategy",
         choices=CHAT_STRATEGIES,
         default=None,
         help="chat transcripts: turns (whole turns, default), last (a suffix like trim_messages) "
         "or messages (scored one by one); default: the policy's",
+    )
+    parser.add_argument(
+        "--summary-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="chat transcripts: reserve N tokens for an offline summary of what was dropped",
     )
     parser.add_argument(
         "--repair",
@@ -32,6 +40,11 @@ def chat_keywords(args: argparse.Namespace) -> dict[str, Any]:
     keywords: dict[str, Any] = {"on_invalid": "repair" if args.repair else "error"}
     if args.strategy is not None:
         keywords["strategy"] = args.strategy
+    if args.summary_tokens is not None:
+        if args.summary_tokens < 0:
+            raise CliError(f"--summary-tokens must be >= 0, got {args.summary_tokens}")
+        keywords["summarize"] = True
+        keywords["summary_tokens"] = args.summary_tokens
     return keywords
 
 
