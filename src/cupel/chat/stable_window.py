@@ -12,7 +12,9 @@ the budget, and the next turns append again.
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, TypeVar
@@ -22,6 +24,7 @@ from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_pla
 from cupel.chat.convert import _as_list, messages_to_items, parsed_costs
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, ChatSelection, chat_settings, resolve_budget, select_messages
+from cupel.chat.summarize import Summarizer
 from cupel.chat.turns import unit_indices
 from cupel.chat.window_state import WindowState, extend_digest, new_digest, positions_of, ranges_of
 from cupel.diagnostics.reasons import ExclusionReason
@@ -181,7 +184,9 @@ class StableWindow(Generic[MessageT]):
     Call :meth:`select` once per turn with the whole transcript so far (message dicts). ``budget``,
     ``policy``, ``counter``, ``options`` and the strategy keywords mean what they mean for
     :func:`~cupel.chat.select_messages`, which chooses at each compaction. ``high_water`` and
-    ``low_water`` are shares of the budget's target tokens (defaults 1.0 and 0.6). ``state`` (a
+    ``low_water`` are shares of the budget's target tokens (defaults 1.0 and 0.6). ``summarize`` and
+    ``summary_tokens`` summarise what a compaction drops, as in ``select_messages``; the summary is
+    kept (and sent unchanged) until the next compaction. ``state`` (a
     :class:`WindowState` or its ``to_dict()``) resumes a window saved with :meth:`to_dict`; resume it
     with the same settings and counter, else it starts afresh.
     """
@@ -199,6 +204,8 @@ class StableWindow(Generic[MessageT]):
         start_on: Literal["user", "any"] | None = None,
         high_water: float = DEFAULT_HIGH_WATER,
         low_water: float = DEFAULT_LOW_WATER,
+        summarize: Summarizer | bool | None = None,
+        summary_tokens: int = 0,
         state: WindowState | Mapping[str, Any] | None = None,
     ) -> None:
         self._budget = resolve_budget(budget)
@@ -220,15 +227,20 @@ class StableWindow(Generic[MessageT]):
                 f"low_water must be <= high_water ({self._high}), got {self._low}"
             )
         self._low_budget = _scaled(self._budget, self._low)
-        self._config = "|".join(
+        self._summarize = summarize
+        self._summary_tokens = summary_tokens
+        described = "|".join(
             (
                 repr(self._budget.to_dict()),
                 repr(self._settings.to_dict()),
                 repr(self._options),
                 repr(self._pipeline),
-                f"{self._high}/{self._low}",
+                f"{self._high}/{self._low}/{summarize is not None}/{summary_tokens!r}",
             )
         )
+        # Object addresses in a custom component's repr differ between processes: leave them out.
+        described = re.sub(r" at 0x[0-9a-fA-F]+", "", described)
+        self._config = hashlib.blake2b(described.encode(), digest_size=8).hexdigest()
         if state is not None and not isinstance(state, WindowState):
             state = WindowState.from_dict(state)
         self._state: WindowState | None = state
@@ -237,6 +249,8 @@ class StableWindow(Generic[MessageT]):
         self._copies = state is None
         self._snapshot: list[Any] | None = None
         self._digest: Any = None
+        # The summary message object sent since the last compaction (the same object every turn).
+        self._summary: Mapping[str, Any] | None = None if state is None else state.summary
 
     @property
     def state(self) -> WindowState | None:
@@ -324,8 +338,10 @@ class StableWindow(Generic[MessageT]):
             limit=state.limit,
             appendable=True,
             compactions=state.compactions,
+            summary=state.summary,
+            summary_at=state.summary_at,
         )
-        previous = sum(stop - start for start, stop in state.kept)
+        previous = sum(stop - start for start, stop in state.kept) + (state.summary is not None)
         self._state = new_state
         positions = positions_of(new_state.kept)
         return self._selection(originals, new_state, positions, prefix=previous, compacted=False, report=None)
@@ -342,6 +358,8 @@ class StableWindow(Generic[MessageT]):
             keep_first_turn=settings.keep_first_turn,
             recent_share=settings.recent_share,
             start_on=settings.start_on,
+            summarize=self._summarize,
+            summary_tokens=self._summary_tokens,
         )
 
     def _compact(self, originals: list[Any], previous: WindowState | None) -> StableSelection[Any]:
@@ -350,7 +368,7 @@ class StableWindow(Generic[MessageT]):
         except (BudgetOverflowError, PinnedItemsExceedBudgetError):
             # The latest turn (or the pinned messages) fit the budget but not its low-water mark.
             chosen = self._choose(originals, self._budget)
-        positions = _positions(chosen.messages, originals)
+        positions, summary, summary_at = _positions(chosen.messages, originals)
         count = len(originals)
         pinned = self._pinned_tokens(originals, positions)
         ceiling = pinned + compute_effective_budget(self._budget, pinned).target_tokens
@@ -370,12 +388,15 @@ class StableWindow(Generic[MessageT]):
             seen=count,
             digest=digest,
             kept=ranges_of(positions),
-            base=len(positions),
+            base=len(chosen.messages),
             tokens=chosen.tokens,
             limit=limit,
-            appendable=not positions or positions[-1] == count - 1,
+            appendable=count == 0 or (bool(positions) and positions[-1] == count - 1),
             compactions=(self._state.compactions + 1) if self._state is not None else 0,
+            summary=summary,
+            summary_at=summary_at,
         )
+        self._summary = summary
         self._state = state
         return self._selection(
             originals, state, positions, prefix=prefix, compacted=True, report=lambda: chosen.report
@@ -406,14 +427,17 @@ class StableWindow(Generic[MessageT]):
         compacted: bool,
         report: Callable[[], SelectionReport] | None,
     ) -> StableSelection[Any]:
-        kept = tuple(originals[position] for position in positions)
+        kept = [originals[position] for position in positions]
         system = 0
         while system < len(kept) and kept[system].get("role") in SYSTEM_ROLES:
             system += 1
+        if state.summary is not None:
+            system = state.summary_at
+            kept.insert(system, self._summary)
         if report is None:
             report = self._report_builder(originals, set(positions))
         return StableSelection(
-            kept,
+            tuple(kept),
             report,
             tokens=state.tokens,
             prefix=prefix,
@@ -437,11 +461,23 @@ class StableWindow(Generic[MessageT]):
         return build
 
 
-def _positions(selected: Sequence[Any], originals: Sequence[Any]) -> list[int]:
-    """Transcript positions of the selected messages (the same objects), in the selection's order."""
+def _positions(
+    selected: Sequence[Any], originals: Sequence[Any]
+) -> tuple[list[int], Mapping[str, Any] | None, int]:
+    """Transcript positions of the selected messages (the same objects), in the selection's order,
+    and the summary message (the one selected message not in the transcript) with its place."""
     where: dict[int, list[int]] = {}
     for position in range(len(originals) - 1, -1, -1):
         where.setdefault(id(originals[position]), []).append(position)
     # Each group (system messages first, then the rest) is in transcript order, so the smallest
     # unused position of an object is the one selected.
-    return [where[id(message)].pop() for message in selected]
+    positions: list[int] = []
+    summary: Mapping[str, Any] | None = None
+    summary_at = 0
+    for message in selected:
+        found = where.get(id(message))
+        if found:
+            positions.append(found.pop())
+        else:
+            summary, summary_at = message, len(positions)
+    return positions, summary, summary_at

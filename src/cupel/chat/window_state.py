@@ -30,6 +30,8 @@ _FIELDS = (
     "limit",
     "appendable",
     "compactions",
+    "summary",
+    "summary_at",
 )
 
 
@@ -105,7 +107,8 @@ class WindowState:
     which the first ``base`` came from the last compaction; it may grow to ``limit`` tokens.
     ``appendable`` is false when the last selection did not end with the transcript's last message
     (the next turn then compacts again). ``config`` names the settings the state was made under;
-    other settings start afresh.
+    other settings start afresh. ``summary`` is the summary message of the last compaction (or
+    ``None``), sent after the first ``summary_at`` kept messages and counted in ``base`` and ``tokens``.
     """
 
     config: str
@@ -117,6 +120,8 @@ class WindowState:
     limit: int
     appendable: bool
     compactions: int
+    summary: Mapping[str, Any] | None = None
+    summary_at: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data; :meth:`from_dict` reads it back."""
@@ -131,6 +136,8 @@ class WindowState:
             "limit": self.limit,
             "appendable": self.appendable,
             "compactions": self.compactions,
+            "summary": None if self.summary is None else dict(self.summary),
+            "summary_at": self.summary_at,
         }
 
     @classmethod
@@ -154,8 +161,17 @@ class WindowState:
             raise CupelTypeError(f"WindowState.appendable must be a bool, got {appendable!r}")
         seen = _int(data, "seen")
         kept = _ranges(data.get("kept"), seen)
+        summary = data.get("summary")
+        if summary is not None and not isinstance(summary, Mapping):
+            raise CupelTypeError(f"WindowState.summary must be a message mapping or null, got {summary!r}")
+        summary_at = _int(data, "summary_at") if "summary_at" in data else 0
+        size = sum(stop - start for start, stop in kept)
+        if summary_at > size:
+            raise InvalidConfigurationError(
+                f"WindowState.summary_at must be <= the kept messages, got {summary_at}"
+            )
         base = _int(data, "base")
-        if base > sum(stop - start for start, stop in kept):
+        if base > size + (summary is not None):
             raise InvalidConfigurationError(f"WindowState.base must be <= the kept messages, got {base}")
         return cls(
             config=config,
@@ -167,4 +183,6 @@ class WindowState:
             limit=_int(data, "limit"),
             appendable=appendable,
             compactions=_int(data, "compactions"),
+            summary=summary,
+            summary_at=summary_at,
         )
