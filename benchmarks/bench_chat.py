@@ -73,7 +73,11 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         def run() -> object:
             if on == "objects":
                 chosen: Any = select_langchain(
-                    objects, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy  # type: ignore[arg-type]
+                    objects,
+                    BUDGET,
+                    counter=COUNTER,
+                    options=OPTIONS,
+                    strategy=strategy,  # type: ignore[arg-type]
                 )
             else:
                 chosen = select_messages(dicts, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy)  # type: ignore[arg-type]
