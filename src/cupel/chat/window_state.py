@@ -48,11 +48,24 @@ def _canonical(message: object) -> bytes:
 
 
 def extend_digest(digest: Any, messages: Iterable[object]) -> None:
-    """Feed ``messages`` to a running fingerprint, each one length-prefixed so boundaries count."""
+    """Feed ``messages`` to a running fingerprint, every field length-prefixed so boundaries count.
+
+    A message whose values are all strings (most of a transcript, tool results included) is fed field
+    by field, sorted by key; any other goes in as canonical JSON. A tag byte keeps the two apart.
+    """
+    update = digest.update
     for message in messages:
+        if type(message) is dict and all(type(k) is str and type(v) is str for k, v in message.items()):
+            update(b"p" + len(message).to_bytes(4, "little"))
+            for key, value in sorted(message.items()):
+                for text in (key, value):
+                    data = text.encode("utf-8", "surrogatepass")
+                    update(len(data).to_bytes(8, "little"))
+                    update(data)
+            continue
         data = _canonical(message)
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
+        update(b"j" + len(data).to_bytes(8, "little"))
+        update(data)
 
 
 def ranges_of(positions: Iterable[int]) -> tuple[tuple[int, int], ...]:
