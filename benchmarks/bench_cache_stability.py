@@ -295,7 +295,10 @@ def main() -> int:
     print(
         f"{args.sessions} sessions x {args.turns} turns, {session_tokens:,.0f} transcript tokens each (mean)"
     )
-    header = f"{'budget':>7}  {'approach':<32}{'tokens/turn':>12}{'cacheable':>11}{'breaks':>8}{'budget use':>12}{'cost $':>8}{'vs uncached':>13}"
+    header = (
+        f"{'budget':>7}  {'approach':<32}{'tokens/turn':>12}{'cacheable':>11}{'breaks':>8}"
+        f"{'budget use':>12}{'cost $':>8}{'vs uncached':>13}"
+    )
     print(header)
     for row in rows:
         share = f"{row['cacheable_share']:.1%}"
@@ -306,7 +309,8 @@ def main() -> int:
         )
     print(
         f"\nPer-turn overhead, {timing['messages']}-message transcript, {timing['turns']} turns "
-        f"({timing['compactions']} compacting), x one stateless select_messages ({timing['stateless_ms']:.2f} ms):"
+        f"({timing['compactions']} compacting), x one stateless select_messages "
+        f"({timing['stateless_ms']:.2f} ms):"
     )
     for name, label in (
         ("memory", "StableWindow.select, in memory"),

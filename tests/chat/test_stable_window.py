@@ -11,6 +11,7 @@ import pytest
 import cupel
 from cupel import CupelTypeError, InvalidConfigurationError
 from cupel.chat import (
+    MESSAGES_KEY,
     Compacted,
     StableWindow,
     WindowState,
@@ -149,11 +150,11 @@ def test_state_round_trips_and_bad_state_is_a_one_line_error() -> None:
     assert WindowState.from_dict(json.loads(json.dumps(data))) == window.state
     with pytest.raises(InvalidConfigurationError, match="unknown field 'extra'"):
         WindowState.from_dict({**data, "extra": 1})
-    with pytest.raises(InvalidConfigurationError, match="WindowState.kept entries"):
+    with pytest.raises(InvalidConfigurationError, match=r"WindowState\.kept entries"):
         WindowState.from_dict({**data, "kept": [[5, 2]]})
-    with pytest.raises(CupelTypeError, match="WindowState.seen must be an int"):
+    with pytest.raises(CupelTypeError, match=r"WindowState\.seen must be an int"):
         WindowState.from_dict({**data, "seen": "3"})
-    with pytest.raises(InvalidConfigurationError, match="WindowState.version must be 1"):
+    with pytest.raises(InvalidConfigurationError, match=r"WindowState\.version must be 1"):
         WindowState.from_dict({**data, "version": 2})
 
 
@@ -179,9 +180,7 @@ def test_cache_breakpoints_mark_the_system_base_previous_and_last_messages() -> 
     selection = window.select(messages[: sizes[11]])
     assert not selection.compacted
     last = len(selection.messages) - 1
-    assert selection.cache_breakpoints == tuple(
-        sorted({0, selection.base - 1, selection.prefix - 1, last})
-    )
+    assert selection.cache_breakpoints == tuple(sorted({0, selection.base - 1, selection.prefix - 1, last}))
     marked = with_cache_control(selection.messages, selection.cache_breakpoints)
     for position, message in enumerate(marked):
         if position in selection.cache_breakpoints:
@@ -209,7 +208,7 @@ def test_dropped_units_are_reported_as_compacted_between_compactions() -> None:
     if not selection.compacted:
         assert report.excluded and all(isinstance(entry.reason, Compacted) for entry in report.excluded)
     assert report.included_tokens == selection.tokens
-    kept = {id(message) for entry in report.included for message in entry.item.metadata["cupel:chat.messages"]}
+    kept = {id(message) for entry in report.included for message in entry.item.metadata[MESSAGES_KEY]}
     assert kept == {id(message) for message in selection.messages}
 
 

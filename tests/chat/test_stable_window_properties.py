@@ -47,7 +47,8 @@ def violations(kept: list[Any], provider: str, strategy: str) -> list[Any]:
 
 def turn_ends(messages: list[dict[str, Any]], provider: str) -> list[int]:
     """Lengths at which the transcript so far is one a model could be called with."""
-    return [size for size in range(1, len(messages) + 1) if not validate_transcript(messages[:size], provider)]
+    sizes = range(1, len(messages) + 1)
+    return [size for size in sizes if not validate_transcript(messages[:size], provider)]  # type: ignore[arg-type]
 
 
 def same_messages(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
@@ -91,7 +92,11 @@ def test_every_turn_is_valid_and_prefix_stable_between_compactions(
         assert WindowState.from_dict(data) == state
         # A stateless service: new message objects and the state read back give the same selection.
         resumed: StableWindow[Any] = StableWindow(
-            budget, strategy=strategy, high_water=high, low_water=low, state=data  # type: ignore[arg-type]
+            budget,
+            strategy=strategy,
+            high_water=high,
+            low_water=low,
+            state=data,  # type: ignore[arg-type]
         )
         again = resumed.select(copy.deepcopy(transcript))
         assert same_messages(again.messages, selection.messages)
