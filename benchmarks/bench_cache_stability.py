@@ -13,10 +13,12 @@ heuristic, ``4 + ceil(len / 4)`` per text message).
 Per approach and budget: mean prompt tokens per turn; **cacheable share** (tokens of each turn's prompt
 that repeat the previous turn's prompt from its start, over all prompt tokens); prefix breaks (turns
 whose prompt does not start with the whole previous prompt: StableWindow's compactions); mean share of
-the budget used; and the input cost at $3 per million tokens with cached tokens at 10% (Anthropic's
-cache-read price; cache writes are not charged extra here), also relative to sending every prompt
-uncached. Approaches: ``StableWindow`` (default marks 1.0/0.6, "turns" and "last"),
-``select_messages`` each turn without state, and LangChain ``trim_messages(strategy="last")`` each turn.
+the budget used; overflow turns (the latest turn alone exceeds the budget, so "turns" raises
+``BudgetOverflowError``; left out of the other columns); and the input cost at $3 per million tokens
+with cached tokens at 10% (Anthropic's cache-read price; cache writes are not charged extra here), also
+relative to sending every prompt uncached. Approaches: ``StableWindow`` (default marks 1.0/0.6, "turns"
+and "last"), ``select_messages`` each turn without state, and LangChain ``trim_messages(strategy="last")``
+each turn.
 
 Overhead: on a 1,000-message session (budget 32,000), the time of each of the last ``--repeat`` turns'
 ``StableWindow.select`` (in memory, and resumed from ``to_dict()`` as a stateless service would) against
@@ -297,14 +299,15 @@ def main() -> int:
     )
     header = (
         f"{'budget':>7}  {'approach':<32}{'tokens/turn':>12}{'cacheable':>11}{'breaks':>8}"
-        f"{'budget use':>12}{'cost $':>8}{'vs uncached':>13}"
+        f"{'budget use':>12}{'overflow':>10}{'cost $':>8}{'vs uncached':>13}"
     )
     print(header)
     for row in rows:
         share = f"{row['cacheable_share']:.1%}"
         print(
             f"{row['budget']:>7}  {row['approach']:<32}{row['mean_tokens']:>12,.0f}{share:>11}"
-            f"{row['prefix_breaks']:>8.1f}{row['mean_budget_use']:>12.1%}{row['cost_usd']:>8.2f}"
+            f"{row['prefix_breaks']:>8.1f}{row['mean_budget_use']:>12.1%}{row['overflow_turns']:>10.1f}"
+            f"{row['cost_usd']:>8.2f}"
             f"{row['cost_usd'] / row['cost_uncached_usd']:>13.1%}"
         )
     print(
