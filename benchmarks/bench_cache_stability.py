@@ -22,7 +22,8 @@ each turn.
 
 Overhead: on a 1,000-message session (budget 32,000), the time of each of the last ``--repeat`` turns'
 ``StableWindow.select`` (in memory, and resumed from ``to_dict()`` as a stateless service would) against
-one ``select_messages`` call on the same transcript, interleaved turn by turn; ratios median [min-max].
+one ``select_messages`` call on the same transcript, interleaved turn by turn; ratios median [min-max],
+appending and compacting turns apart. ``--sessions 0`` measures only this.
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def overhead(repeat: int, budget: int = 32_000) -> dict[str, Any]:
     start = ends[-repeat - 1]
     window.select(messages[:start])
     samples: dict[str, list[float]] = {"stateless": [], "memory": [], "resumed": []}
-    compacted = 0
+    compacting: list[bool] = []
     for end in ends[-repeat:]:
         transcript = messages[:end]
         saved = window.to_dict()
@@ -241,19 +242,23 @@ def overhead(repeat: int, budget: int = 32_000) -> dict[str, Any]:
         StableWindow(budget, state=saved).select(transcript)
         samples["resumed"].append(time.perf_counter() - began)
         began = time.perf_counter()
-        compacted += window.select(transcript).compacted
+        compacting.append(window.select(transcript).compacted)
         samples["memory"].append(time.perf_counter() - began)
     base = samples["stateless"]
     result: dict[str, Any] = {
         "messages": ends[-1],
         "turns": repeat,
-        "compactions": compacted,
+        "compactions": sum(compacting),
         "stateless_ms": statistics.median(base) * 1000,
     }
     for name in ("memory", "resumed"):
         ratios = [time_ / reference for time_, reference in zip(samples[name], base, strict=True)]
         result[f"{name}_ms"] = statistics.median(samples[name]) * 1000
         result[f"{name}_ratio"] = [statistics.median(ratios), min(ratios), max(ratios)]
+        for kind, wanted in (("append", False), ("compact", True)):
+            chosen = [ratio for ratio, flag in zip(ratios, compacting, strict=True) if flag is wanted]
+            if chosen:
+                result[f"{name}_{kind}_ratio"] = [statistics.median(chosen), min(chosen), max(chosen)]
     return result
 
 
@@ -263,7 +268,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--sessions", type=int, default=3)
     parser.add_argument("--budgets", default="16000,32000,64000,128000")
-    parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--repeat", type=int, default=60)
     args = parser.parse_args()
     budgets = [int(budget) for budget in args.budgets.split(",")]
     runs = [
@@ -293,7 +298,7 @@ def main() -> int:
             )
         )
         return 0
-    session_tokens = statistics.fmean(row["session_tokens"] for row in runs)
+    session_tokens = statistics.fmean(row["session_tokens"] for row in runs) if runs else 0.0
     print(
         f"{args.sessions} sessions x {args.turns} turns, {session_tokens:,.0f} transcript tokens each (mean)"
     )
@@ -319,8 +324,11 @@ def main() -> int:
         ("memory", "StableWindow.select, in memory"),
         ("resumed", "StableWindow resumed from to_dict"),
     ):
-        median, low, high = timing[f"{name}_ratio"]
-        print(f"  {label:<36} {timing[f'{name}_ms']:>7.2f} ms   {median:.2f} [{low:.2f}-{high:.2f}]")
+        for kind in ("append", "compact"):
+            if f"{name}_{kind}_ratio" in timing:
+                median, low, high = timing[f"{name}_{kind}_ratio"]
+                turns = f"{kind}ing turns"
+                print(f"  {label:<36} {turns:<16} {median:.2f} [{low:.2f}-{high:.2f}]")
     return 0
 
 

@@ -383,6 +383,10 @@ class StableWindow(Generic[MessageT]):
                 if old != new:
                     break
                 prefix += 1
+            # A summary is new at every compaction: the unchanged prefix ends where one sits.
+            for made, slot in ((summary, summary_at), (previous.summary, previous.summary_at)):
+                if made is not None:
+                    prefix = min(prefix, slot)
         state = WindowState(
             config=self._config,
             seen=count,
