@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from hypothesis import strategies as st
 
 from cupel.assembly import Chunk, Document, RetrievalResult, TokenBudget
@@ -66,3 +70,18 @@ budgets = st.builds(
     available=st.integers(min_value=0, max_value=300),
     per_doc_overhead=st.integers(min_value=0, max_value=15),
 )
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cupel_assemble(*args: str | bytes, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``cupel assemble ARGS`` as a real command run from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "cupel", "assemble", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )

@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from .helpers import cupel_assemble
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rag-results.jsonl"
 
 
 def cupel(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "cupel", "assemble", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    return cupel_assemble(*args, stdin=stdin)
 
 
 def test_the_example_prints_a_formatted_context() -> None:

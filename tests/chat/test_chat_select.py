@@ -20,6 +20,7 @@ from cupel import (
     Pipeline,
     PriorityScorer,
     RecencyScorer,
+    TagScorer,
     UShapedPlacer,
 )
 from cupel.chat import ChatOptions, ChatSelection, chat_pipeline, message_token_counts, select_messages
@@ -27,6 +28,10 @@ from cupel.chat.select import _resolve_pipeline, resolve_budget
 from cupel.tokens import FunctionCounter
 
 WORDS = FunctionCounter(lambda text: len(text.split()))
+# Recency and kind only: the tests that pin recency behaviour use this, not the tuned chat preset.
+RECENT = Pipeline(
+    CompositeScorer([(RecencyScorer(), 3), (KindScorer(), 1)]), GreedySlice(), ChronologicalPlacer()
+)
 
 
 def conversation() -> list[dict[str, Any]]:
@@ -74,8 +79,10 @@ def test_a_tool_unit_that_does_not_fit_goes_as_a_whole() -> None:
 def test_a_tool_unit_that_fits_comes_back_whole_and_in_place() -> None:
     messages = conversation()
     costs = message_token_counts(messages, counter=WORDS)
-    # The oldest turn has the lowest score per token, so it is the one left out.
-    result = select_messages(messages, sum(costs) - costs[1], counter=WORDS, strategy="messages")
+    # With recency alone the oldest turn has the lowest score per token, so it is the one left out.
+    result = select_messages(
+        messages, sum(costs) - costs[1], policy=RECENT, counter=WORDS, strategy="messages"
+    )
     assert list(result.messages) == [messages[0], *messages[2:]]
     assert result.excluded_messages == (messages[1],)
 
@@ -95,7 +102,9 @@ def test_budget_forms() -> None:
 
 def test_policy_resolution() -> None:
     default = _resolve_pipeline(None)
-    assert default.scorer == CompositeScorer([(RecencyScorer(), 3), (KindScorer(), 1)])
+    assert default.scorer == CompositeScorer(
+        [(RecencyScorer(), 2), (TagScorer({"user": 1.0}), 2), (KindScorer(), 1)]
+    )
     assert default.slicer == GreedySlice() and default.placer == ChronologicalPlacer()
     assert repr(chat_pipeline()) == repr(default)
     custom = Pipeline(PriorityScorer(), GreedySlice(), UShapedPlacer())
@@ -123,8 +132,16 @@ def test_any_placer_still_yields_transcript_order() -> None:
 def test_recency_prefers_the_latest_turns() -> None:
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"} for i in range(10)]
     cost = message_token_counts(messages[:1], counter=WORDS)[0]
-    result = select_messages(messages, cost * 4, counter=WORDS, strategy="messages")
+    result = select_messages(messages, cost * 4, policy=RECENT, counter=WORDS, strategy="messages")
     assert list(result.messages) == messages[6:]
+
+
+def test_the_chat_preset_prefers_what_the_user_said() -> None:
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"} for i in range(10)]
+    cost = message_token_counts(messages[:1], counter=WORDS)[0]
+    result = select_messages(messages, cost * 4, counter=WORDS, strategy="messages")
+    # The latest user turns; the window never opens with a reply whose question was dropped.
+    assert list(result.messages) == [messages[2], messages[4], messages[6], messages[8]]
 
 
 def test_pinned_messages_that_cannot_fit_raise() -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ..terminal import run_with_terminal_stderr
+
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = ROOT / "examples" / "agent-session.json"
 CONVERSATION = ROOT / "examples" / "agent-conversation.json"
@@ -152,7 +154,7 @@ def test_policies_list_and_show() -> None:
     assert shown.returncode == 0
     assert '{ type = "reflexive", weight = 3.0 }' in shown.stdout and 'placer = "u_shaped"' in shown.stdout
     as_json = json.loads(cupel("policies", "show", "document_qa", "--format", "json").stdout)
-    assert as_json["slicer"] == {"type": "knapsack", "bucket_size": 100}
+    assert as_json["slicer"] == {"type": "knapsack", "bucket_size": 25}
 
 
 def test_batch_mode_keeps_input_order(tmp_path: Path) -> None:
@@ -312,9 +314,6 @@ def test_no_command_prints_help() -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
 def test_batch_draws_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
-    import os
-    import pty
-
     batch = tmp_path / "sets.jsonl"
     batch.write_text(
         "".join(
@@ -322,28 +321,7 @@ def test_batch_draws_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
             for n in range(3)
         )
     )
-    controller, terminal = pty.openpty()
-    try:
-        result = subprocess.run(
-            [sys.executable, "-m", "cupel", "select", "--batch", str(batch)],
-            stdout=subprocess.PIPE,
-            stderr=terminal,
-            text=True,
-            check=False,
-            timeout=60,
-        )
-        os.close(terminal)
-        drawn = b""
-        while True:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            drawn += chunk
-    finally:
-        os.close(controller)
+    result, drawn = run_with_terminal_stderr([sys.executable, "-m", "cupel", "select", "--batch", str(batch)])
     assert result.returncode == 0
     assert len(result.stdout.splitlines()) == 3  # progress never mixes into the output
     assert b"3/3" in drawn and b"[" in drawn

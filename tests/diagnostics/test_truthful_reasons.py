@@ -148,7 +148,8 @@ def test_unscored_chunks_in_a_knapsack_are_scored_too_low() -> None:
 def test_knapsack_room_is_counted_in_whole_buckets() -> None:
     # Each 40-token chunk takes a whole 100-token bucket: five fill the 500 tokens, none is left.
     chunks = [ContextItem(f"chunk {n}", 40, kind="Document") for n in range(12)]
-    report = Pipeline.from_policy(document_qa()).dry_run(chunks, ContextBudget(500, 500))
+    policy = document_qa().replace(slicer=KnapsackSlice(bucket_size=100))
+    report = Pipeline.from_policy(policy).dry_run(chunks, ContextBudget(500, 500))
     assert len(report.included) == 5
     assert {entry.reason for entry in report.excluded} == {BudgetExceeded(40, 0)}
 

@@ -32,12 +32,16 @@ from cupel.policy import (
     preset_description,
     preset_names,
 )
-from cupel.scorers import DEFAULT_KIND_WEIGHTS
+from cupel.scorers import DEFAULT_KIND_WEIGHTS, TagScorer
 from cupel.slicers import KnapsackSlice
 from tests.policy._items import conversation
 
 EXPECTED = {
-    "chat": ([(RecencyScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), ChronologicalPlacer()),
+    "chat": (
+        [(RecencyScorer(), 2.0), (TagScorer({"user": 1.0}), 2.0), (KindScorer(), 1.0)],
+        GreedySlice(),
+        ChronologicalPlacer(),
+    ),
     "code_review": (
         [(KindScorer(), 2.0), (PriorityScorer(), 2.0), (RecencyScorer(), 1.0)],
         GreedySlice(),
@@ -46,7 +50,7 @@ EXPECTED = {
     "rag": ([(ReflexiveScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), UShapedPlacer()),
     "document_qa": (
         [(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
-        KnapsackSlice(bucket_size=100),
+        KnapsackSlice(bucket_size=25),
         UShapedPlacer(),
     ),
     "tool_use": (
@@ -55,7 +59,12 @@ EXPECTED = {
         ChronologicalPlacer(),
     ),
     "long_running": (
-        [(RecencyScorer(), 3.0), (FrequencyScorer(), 1.0), (KindScorer(), 1.0)],
+        [
+            (RecencyScorer(), 2.0),
+            (TagScorer({"user": 1.0}), 2.0),
+            (FrequencyScorer(), 1.0),
+            (KindScorer(), 1.0),
+        ],
         GreedySlice(),
         ChronologicalPlacer(),
     ),

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime, timedelta
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """The index of the first lone surrogate in ``text`` (which UTF-8 cannot encode), or ``None``."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    return None if found is None else found.start()
 
 
 def require_str(
@@ -18,6 +28,12 @@ def require_str(
         raise CupelTypeError(f"{owner}.{name} must be a str, got {type(value).__name__} {value!r}")
     if non_empty and not value:
         raise InvalidConfigurationError(f"{owner}.{name} must be a non-empty string, got ''")
+    position = lone_surrogate(value)
+    if position is not None:
+        raise InvalidConfigurationError(
+            f"{owner}.{name} must be valid Unicode text, got a lone surrogate "
+            f"U+{ord(value[position]):04X} at index {position}"
+        )
     # A line break would split the one-line `[DOC: ...]` marker and make the output ambiguous.
     if single_line and ("\n" in value or "\r" in value):
         raise InvalidConfigurationError(f"{owner}.{name} must not contain a line break, got {value!r}")
@@ -42,7 +58,13 @@ def require_bool(owner: str, name: str, value: object) -> bool:
 def require_float(owner: str, name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CupelTypeError(f"{owner}.{name} must be a float, got {type(value).__name__} {value!r}")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:
+        # An int beyond the float range (e.g. 10**400) is as unusable as an infinity.
+        raise InvalidConfigurationError(
+            f"{owner}.{name} must be a finite number, got an integer too large for a float"
+        ) from None
     # NaN has no place in a total order, and infinities make score arithmetic (fusion, boosts) meaningless.
     if not math.isfinite(result):
         raise InvalidConfigurationError(f"{owner}.{name} must be a finite number, got {result!r}")

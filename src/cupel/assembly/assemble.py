@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from cupel.assembly._validate import require_str
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.config import RECENCY_BOOST, AssemblyConfig
 from cupel.assembly.dedup import deduplicate_results
@@ -13,7 +14,7 @@ from cupel.assembly.format import format_context
 from cupel.assembly.hashing import content_hash
 from cupel.assembly.ordering import check_documents, sort_results
 from cupel.assembly.packing import pack_sorted
-from cupel.assembly.retriever import Retriever, retrieve, state_root_of
+from cupel.assembly.retriever import PinnableRetriever, Retriever, pin, retrieve, state_root_of
 from cupel.assembly.tokenizer import TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext, ContextMetadata, RetrievalResult
 from cupel.errors import CupelTypeError
@@ -21,7 +22,7 @@ from cupel.model import epoch_microseconds
 
 __all__ = ["apply_recency", "assemble_context", "limit_per_document", "verify_determinism"]
 
-RetrieverLike = Retriever | Callable[[str], Iterable[RetrievalResult]]
+RetrieverLike = Retriever | PinnableRetriever | Callable[[str], Iterable[RetrievalResult]]
 
 
 def apply_recency(results: Sequence[RetrievalResult]) -> list[RetrievalResult]:
@@ -78,11 +79,12 @@ def assemble_context(
     Steps: retrieve; optionally boost recent documents; sort by the deterministic key; drop exact and near
     duplicates, keeping the best-ranked copy (the spec deduplicates before sorting, which would let input
     order pick the survivor); keep at most ``max_chunks_per_doc`` per document; pack with the configured
-    strategy; attach :class:`ContextMetadata`. ``tokenizer`` defaults to :class:`SimpleTokenizer` and may be
+    strategy; attach :class:`ContextMetadata`. A :class:`~cupel.assembly.retriever.PinnableRetriever` such
+    as a ``SqliteStore`` is pinned to its latest version first, so results and state root agree.
+    ``tokenizer`` defaults to :class:`SimpleTokenizer` and may be
     a bare ``text -> int`` counter; ``clock`` (default: the current UTC time) stamps the metadata.
     """
-    if not isinstance(query, str):
-        raise CupelTypeError(f"query must be a str, got {type(query).__name__}")
+    require_str("assemble_context", "query", query, non_empty=False)
     if not isinstance(budget, TokenBudget):
         raise CupelTypeError(f"budget must be a TokenBudget, got {type(budget).__name__}")
     if config is None:
@@ -90,16 +92,24 @@ def assemble_context(
     elif not isinstance(config, AssemblyConfig):
         raise CupelTypeError(f"config must be an AssemblyConfig or None, got {type(config).__name__}")
     counter = as_tokenizer(tokenizer)
-    state_root = state_root_of(retriever)
+    source = pin(retriever)
+    state_root = state_root_of(source)
 
-    results = retrieve(retriever, query)
+    results = retrieve(source, query)  # type: ignore[arg-type]
     check_documents(results)
     if config.prefer_recent:
         results = apply_recency(results)
     ordered = sort_results(results)
     unique = deduplicate_results(ordered, config.dedup_threshold)
     limited = limit_per_document(unique, config.max_chunks_per_doc)
-    context = pack_sorted(limited, budget, counter, config.packing_strategy, config.include_metadata)
+    context = pack_sorted(
+        limited,
+        budget,
+        counter,
+        config.packing_strategy,
+        config.include_metadata,
+        config.marker_tokens == "exact",
+    )
 
     timestamp = (clock or _utc_now)()
     metadata = ContextMetadata(query_hash=content_hash(query), timestamp=timestamp, state_root=state_root)

@@ -12,7 +12,7 @@ from cupel.assembly.assemble import RetrieverLike, assemble_context
 from cupel.assembly.budget import TokenBudget
 from cupel.assembly.config import AssemblyConfig
 from cupel.assembly.hashing import content_hash
-from cupel.assembly.retriever import state_root_of
+from cupel.assembly.retriever import pin, state_root_of
 from cupel.assembly.tokenizer import TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -129,6 +129,7 @@ class ContextCache:
         its contexts are assembled every time and never cached.
         """
         config = config if config is not None else AssemblyConfig()
+        retriever = pin(retriever)  # type: ignore[assignment]
         state_root = state_root_of(retriever)
         if (
             not isinstance(query, str)

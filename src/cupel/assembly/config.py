@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from cupel.assembly._validate import require_bool, require_int
 from cupel.assembly.dedup import DEFAULT_DEDUP_THRESHOLD, check_threshold
-from cupel.assembly.packing import PackingStrategy
+from cupel.assembly.packing import PackingStrategy, check_marker_tokens
 
 __all__ = ["RECENCY_BOOST", "AssemblyConfig"]
 
@@ -26,6 +26,12 @@ class AssemblyConfig:
       without timestamps). Relative to the result set rather than to the clock, so it stays deterministic.
     * ``include_metadata``: print a ``[CHUNK: id seq=N score=S]`` line before each chunk, and charge it to
       the budget.
+    * ``marker_tokens``: how document markers are charged. ``"fixed"`` (the default, as the spec says)
+      charges ``TokenBudget.per_doc_overhead`` per ``[DOC: path]`` marker, whatever its real length, so the
+      printed context can count more tokens than the budget when paths are long. ``"exact"`` counts each
+      marker line, annotation line and the newline after each chunk with the tokenizer, and makes
+      ``total_tokens`` the tokenizer's count of the whole formatted text, which never exceeds
+      ``available`` (``per_doc_overhead`` is then unused).
     """
 
     packing_strategy: PackingStrategy = PackingStrategy.GREEDY
@@ -33,6 +39,7 @@ class AssemblyConfig:
     max_chunks_per_doc: int | None = None
     prefer_recent: bool = False
     include_metadata: bool = False
+    marker_tokens: str = "fixed"
 
     def __post_init__(self) -> None:
         setter = object.__setattr__
@@ -44,10 +51,12 @@ class AssemblyConfig:
             require_int("AssemblyConfig", "max_chunks_per_doc", self.max_chunks_per_doc, minimum=1)
         require_bool("AssemblyConfig", "prefer_recent", self.prefer_recent)
         require_bool("AssemblyConfig", "include_metadata", self.include_metadata)
+        check_marker_tokens(self.marker_tokens, "AssemblyConfig.marker_tokens")
 
     def to_bytes(self) -> bytes:
         """A canonical encoding, part of the cache key."""
         return (
             f"AssemblyConfig/1:{self.packing_strategy.value},{self.dedup_threshold!r},"
-            f"{self.max_chunks_per_doc},{int(self.prefer_recent)},{int(self.include_metadata)}"
+            f"{self.max_chunks_per_doc},{int(self.prefer_recent)},{int(self.include_metadata)},"
+            f"{self.marker_tokens}"
         ).encode("ascii")

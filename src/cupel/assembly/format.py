@@ -5,12 +5,17 @@ from __future__ import annotations
 from cupel.assembly.types import AssembledContext, ContextChunk
 from cupel.errors import CupelTypeError
 
-__all__ = ["chunk_annotation", "format_context"]
+__all__ = ["chunk_annotation", "format_context", "marker_line"]
 
 
 def chunk_annotation(chunk_id: str, sequence: int, score: float) -> str:
     """The line printed before a chunk when metadata is included: ``[CHUNK: id seq=N score=S]``."""
     return f"[CHUNK: {chunk_id} seq={sequence} score={score:.4f}]"
+
+
+def marker_line(document_path: str) -> str:
+    """The line printed before a document's chunks: ``[DOC: path]`` and a newline (CFS-021 §9)."""
+    return f"[DOC: {document_path}]\n"
 
 
 def format_context(context: AssembledContext, *, include_metadata: bool = False) -> str:
@@ -28,7 +33,7 @@ def format_context(context: AssembledContext, *, include_metadata: bool = False)
     current_path: str | None = None
     for chunk in context.chunks:
         if chunk.document_path != current_path:
-            parts.append(f"[DOC: {chunk.document_path}]\n")
+            parts.append(marker_line(chunk.document_path))
             current_path = chunk.document_path
         if include_metadata:
             parts.append(annotation_for(chunk) + "\n")

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from cupel.assembly._validate import lone_surrogate
 from cupel.assembly.types import Chunk, Document, RetrievalResult
 from cupel.errors import CupelError
 
@@ -121,6 +122,13 @@ class _Line:
             raise self.error(f"field {path!r} must be a string, got {_describe(value)}", path)
         if not value:
             raise self.error(f"field {path!r} must not be empty", path)
+        position = lone_surrogate(value)
+        if position is not None:
+            raise self.error(
+                f"field {path!r} contains a lone surrogate (U+{ord(value[position]):04X} at index "
+                f"{position}), which is not valid Unicode text",
+                path,
+            )
         return value
 
     def integer(self, path: str, *, required: bool = True, default: int = 0) -> int:
@@ -139,10 +147,17 @@ class _Line:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(f"field {path!r} must be a number, got {_describe(value)}", path)
-        # Python's json module accepts NaN and Infinity literals; scores must be finite.
-        if not math.isfinite(value):
+        # Python's json module accepts NaN and Infinity literals, and integers of any size; scores must be
+        # finite floats.
+        try:
+            number = float(value)
+        except OverflowError:
+            raise self.error(
+                f"field {path!r} must be a finite number, got an integer too large for a float", path
+            ) from None
+        if not math.isfinite(number):
             raise self.error(f"field {path!r} must be a finite number, got {value}", path)
-        return float(value)
+        return number
 
     def timestamp(self, path: str) -> datetime | None:
         value = self.get(path, required=False)
@@ -203,6 +218,9 @@ def parse_results(lines: str | Iterable[str], *, source: str = "<input>") -> tup
             raise ResultsFormatError(
                 f"invalid JSON: {error.msg}", source=source, line=number, column=error.colno
             ) from None
+        except ValueError as error:
+            # e.g. an integer literal beyond Python's int-to-str digit limit
+            raise ResultsFormatError(f"invalid JSON: {error}", source=source, line=number) from None
         if not isinstance(obj, dict):
             raise ResultsFormatError(
                 f"expected a JSON object, got {_describe(obj)}", source=source, line=number

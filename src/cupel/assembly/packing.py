@@ -20,11 +20,12 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
 from cupel.assembly.budget import TokenBudget
-from cupel.assembly.format import chunk_annotation
+from cupel.assembly.format import chunk_annotation, format_context, marker_line
 from cupel.assembly.ordering import check_documents, group_positions, reading_key, sort_results
 from cupel.assembly.tokenizer import Tokenizer, TokenizerLike, as_tokenizer, checked_count
 from cupel.assembly.types import AssembledContext, ContextChunk, RetrievalResult
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.tokens.truncate import ELLIPSIS
 
 __all__ = ["PackingStrategy", "pack_context"]
 
@@ -90,7 +91,8 @@ def _fit_fragment(tokenizer: Tokenizer, text: str, room: int) -> tuple[str, int]
             raise CupelTypeError(f"truncate_to_tokens must return a str, got {type(fragment).__name__}")
         tokens = checked_count(tokenizer.count_tokens, fragment)
         if tokens <= room:
-            return (fragment, tokens) if fragment.strip() else None
+            # A fragment whose kept part is only whitespace (e.g. a bare "...") says nothing: never pack it.
+            return (fragment, tokens) if fragment.removesuffix(ELLIPSIS).strip() else None
         # The spec's SimpleTokenizer overshoots by the ellipsis; ask again for that much less.
         limit -= max(1, tokens - room)
     return None
@@ -103,6 +105,7 @@ class _Packer:
         "_available",
         "_chunks",
         "_count",
+        "_exact",
         "_include_metadata",
         "_last_path",
         "_overhead",
@@ -111,7 +114,10 @@ class _Packer:
         "_used",
     )
 
-    def __init__(self, budget: TokenBudget, tokenizer: Tokenizer, include_metadata: bool) -> None:
+    def __init__(
+        self, budget: TokenBudget, tokenizer: Tokenizer, include_metadata: bool, exact: bool
+    ) -> None:
+        self._exact = exact
         self._available = budget.available
         self._overhead = budget.per_doc_overhead
         self._tokenizer = tokenizer
@@ -123,9 +129,22 @@ class _Packer:
         self._truncated = False
 
     def _fixed_cost(self, result: RetrievalResult) -> int:
-        cost = self._overhead if result.document.path != self._last_path else 0
-        if self._include_metadata:
-            note = chunk_annotation(result.chunk.id, result.chunk.sequence, result.score)
+        new_document = result.document.path != self._last_path
+        note = (
+            chunk_annotation(result.chunk.id, result.chunk.sequence, result.score)
+            if self._include_metadata
+            else None
+        )
+        if self._exact:
+            # Exact mode charges what the formatter prints around the chunk: its marker line, its
+            # annotation line and the newline after its text, each counted by the tokenizer.
+            around = (marker_line(result.document.path) if new_document else "") + (
+                note + "\n" if note is not None else ""
+            )
+            cost = checked_count(self._count, "\n")
+            return cost + checked_count(self._count, around) if around else cost
+        cost = self._overhead if new_document else 0
+        if note is not None:
             cost += checked_count(self._count, note)
         return cost
 
@@ -168,7 +187,21 @@ class _Packer:
     def finish(self, first: RetrievalResult | None) -> AssembledContext:
         if not self._chunks and first is not None:
             self._take_fragment(first, self._fixed_cost(first))
-        return AssembledContext(tuple(self._chunks), self._used, self._truncated)
+        if not self._exact:
+            return AssembledContext(tuple(self._chunks), self._used, self._truncated)
+        # Exact mode: total_tokens is the count of the formatted text itself. Per-part charges bound it
+        # for tokenizers whose counts add up (SimpleTokenizer); for one that counts a joined text higher
+        # than its parts, drop chunks from the end until the whole fits.
+        while True:
+            context = AssembledContext(tuple(self._chunks), 0, self._truncated)
+            used = checked_count(
+                self._count, format_context(context, include_metadata=self._include_metadata)
+            )
+            if used <= self._available or not self._chunks:
+                break
+            self._chunks.pop()
+            self._truncated = any(chunk.truncated for chunk in self._chunks)
+        return AssembledContext(tuple(self._chunks), used, self._truncated)
 
 
 def pack_sorted(
@@ -177,9 +210,10 @@ def pack_sorted(
     tokenizer: Tokenizer,
     strategy: PackingStrategy,
     include_metadata: bool,
+    exact_markers: bool = False,
 ) -> AssembledContext:
     """Pack results already in ``ordering_key`` order; each chunk is counted once."""
-    packer = _Packer(budget, tokenizer, include_metadata)
+    packer = _Packer(budget, tokenizer, include_metadata, exact_markers)
     order = offer_order(ordered, strategy)
     for position in order:
         result = ordered[position]
@@ -195,12 +229,15 @@ def pack_context(
     strategy: PackingStrategy | str = PackingStrategy.GREEDY,
     *,
     include_metadata: bool = False,
+    marker_tokens: str = "fixed",
 ) -> AssembledContext:
     """Pack ``results`` (any order) into ``budget`` with ``strategy`` (CFS-021 §7, §8).
 
     Sorts once by :func:`~cupel.assembly.ordering.ordering_key`; does not deduplicate (see
     :func:`~cupel.assembly.assemble.assemble_context` for the whole pipeline). The result's ``metadata`` is
     ``None``. ``include_metadata`` charges the annotation lines :func:`format_context` will print.
+    ``marker_tokens`` is ``"fixed"`` (the spec's ``per_doc_overhead`` per marker) or ``"exact"`` (see
+    :class:`~cupel.assembly.config.AssemblyConfig`).
     """
     if not isinstance(budget, TokenBudget):
         raise CupelTypeError(f"budget must be a TokenBudget, got {type(budget).__name__}")
@@ -209,5 +246,19 @@ def pack_context(
     ordered = sort_results(results)
     check_documents(ordered)
     return pack_sorted(
-        ordered, budget, as_tokenizer(tokenizer), PackingStrategy.parse(strategy), include_metadata
+        ordered,
+        budget,
+        as_tokenizer(tokenizer),
+        PackingStrategy.parse(strategy),
+        include_metadata,
+        check_marker_tokens(marker_tokens) == "exact",
     )
+
+
+MARKER_TOKEN_MODES = ("fixed", "exact")
+
+
+def check_marker_tokens(value: object, name: str = "marker_tokens") -> str:
+    if value not in MARKER_TOKEN_MODES:
+        raise InvalidConfigurationError(f"{name} must be 'fixed' or 'exact', got {value!r}")
+    return str(value)

@@ -12,7 +12,15 @@ from cupel.assembly.ordering import result_list, sort_results
 from cupel.assembly.types import RetrievalResult
 from cupel.errors import CupelTypeError
 
-__all__ = ["Retriever", "StaticRetriever", "VersionedRetriever", "retrieve", "state_root_of"]
+__all__ = [
+    "PinnableRetriever",
+    "Retriever",
+    "StaticRetriever",
+    "VersionedRetriever",
+    "pin",
+    "retrieve",
+    "state_root_of",
+]
 
 
 @runtime_checkable
@@ -35,6 +43,29 @@ class VersionedRetriever(Retriever, Protocol):
     def state_root(self) -> str:
         """An identifier that changes whenever the searchable data changes."""
         ...
+
+
+@runtime_checkable
+class PinnableRetriever(Protocol):
+    """A source whose data changes over time (e.g. a ``SqliteStore``) and that can fix one version of it.
+
+    ``assemble_context`` and ``ContextCache`` call ``pin()`` once per assembly, so that the results and the
+    state root recorded with them always come from the same version, even while a writer commits.
+    """
+
+    def pin(self) -> VersionedRetriever:
+        """A retriever reading one fixed version, and reporting its state root."""
+        ...
+
+
+def pin(retriever: object) -> object:
+    """``retriever.pin()`` for a :class:`PinnableRetriever`, otherwise ``retriever`` itself."""
+    if isinstance(retriever, PinnableRetriever):
+        pinned = retriever.pin()
+        if not isinstance(pinned, VersionedRetriever):
+            raise CupelTypeError(f"pin() must return a VersionedRetriever, got {type(pinned).__name__}")
+        return pinned
+    return retriever
 
 
 class StaticRetriever:

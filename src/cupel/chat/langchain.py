@@ -16,6 +16,7 @@ from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_m
 from cupel.chat.convert import build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import (
+    SETTING_KEYWORDS,
     ChatPolicy,
     ChatSelection,
     OnInvalid,
@@ -26,6 +27,7 @@ from cupel.chat.select import (
     select_window,
 )
 from cupel.chat.summarize import Summarizer
+from cupel.chat.summarized import plan_summary
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -231,16 +233,8 @@ def _plan(
     options: ChatOptions | None,
     keywords: Mapping[str, Any],
 ) -> ChatSelection[Any] | tuple[Any, Any]:
-    from cupel.chat.summarized import plan_summary
-
     module = _langchain()
-    pipeline, settings = chat_settings(
-        policy,
-        strategy=keywords["strategy"],
-        keep_first_turn=keywords["keep_first_turn"],
-        recent_share=keywords["recent_share"],
-        start_on=keywords["start_on"],
-    )
+    pipeline, settings = chat_settings(policy, **{name: keywords[name] for name in SETTING_KEYWORDS})
     originals = _checked(messages)
     on_invalid = check_on_invalid(keywords["on_invalid"])
 

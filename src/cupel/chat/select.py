@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
 
 from cupel.chat._parse import MessageView, ParsedMessage, parse_message, parse_plain, view_of_mapping
 from cupel.chat.convert import (
@@ -22,7 +22,9 @@ from cupel.chat.convert import (
 from cupel.chat.last import scan_last, select_last
 from cupel.chat.options import ChatOptions
 from cupel.chat.repair import repair_links
+from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
+from cupel.chat.summarized import plan_summary
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from cupel.policy import Policy
 
 __all__ = [
+    "SETTING_KEYWORDS",
     "ChatPolicy",
     "ChatSelection",
     "OnInvalid",
@@ -54,64 +57,6 @@ MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
 
 ChatPolicy = Union["Pipeline", "Policy", str, None]
 """What ``policy`` accepts: ``None`` (the chat preset), a preset name, a Policy or a Pipeline."""
-
-
-class ChatSelection(Generic[M]):
-    """The trimmed transcript and the report explaining it.
-
-    The report is built on first access (selection itself never needs it), so a caller that only
-    wants the messages does not pay for explaining them.
-    """
-
-    __slots__ = ("_build", "_report", "messages", "tokens")
-
-    messages: tuple[M, ...]
-    tokens: int
-    """Tokens of the kept messages, as charged during selection."""
-    _report: SelectionReport | None
-    _build: Callable[[], SelectionReport] | None
-
-    def __init__(
-        self,
-        messages: tuple[M, ...],
-        report: SelectionReport | Callable[[], SelectionReport],
-        *,
-        tokens: int | None = None,
-    ) -> None:
-        init = object.__setattr__
-        init(self, "messages", messages)
-        if isinstance(report, SelectionReport):
-            init(self, "_report", report)
-            init(self, "_build", None)
-            init(self, "tokens", report.included_tokens if tokens is None else tokens)
-        else:
-            if tokens is None:
-                raise CupelTypeError("ChatSelection needs tokens when its report is built lazily")
-            init(self, "_report", None)
-            init(self, "_build", report)
-            init(self, "tokens", tokens)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    @property
-    def report(self) -> SelectionReport:
-        """The :class:`~cupel.SelectionReport`: one entry per unit, kept in transcript order."""
-        built: SelectionReport | None = self._report
-        if built is None:
-            build: Callable[[], SelectionReport] = self._build  # type: ignore[assignment]
-            built = build()
-            object.__setattr__(self, "_report", built)
-            object.__setattr__(self, "_build", None)
-        return built
-
-    def __repr__(self) -> str:
-        return f"ChatSelection(messages={len(self.messages)}, tokens={self.tokens})"
-
-    @property
-    def excluded_messages(self) -> tuple[M, ...]:
-        """The dropped messages, in transcript order."""
-        return tuple(to_messages([entry.item for entry in self.report.excluded], system_first=False))
 
 
 def chat_pipeline() -> Pipeline:
@@ -170,17 +115,6 @@ def chat_settings(
         if value is not None
     }
     return pipeline, dataclasses.replace(settings, **changes) if changes else settings
-
-
-def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
-    """A :class:`ContextBudget`, or an int ``n`` meaning ``ContextBudget(n, n)``."""
-    if isinstance(budget, ContextBudget):
-        return budget
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise CupelTypeError(f"budget must be a ContextBudget or an int, got {budget!r}")
-    if budget < 0:
-        raise InvalidConfigurationError(f"budget must be >= 0, got {budget}")
-    return ContextBudget(budget, budget)
 
 
 def select_items(
@@ -257,6 +191,9 @@ def select_window(
 
 
 OnInvalid = Literal["error", "repair"]
+
+SETTING_KEYWORDS = ("strategy", "keep_first_turn", "recent_share", "start_on")
+"""The keywords of :func:`select_messages` that override the policy's chat settings."""
 
 
 def select_repaired(
@@ -380,15 +317,7 @@ def _plan(
     options: ChatOptions | None,
     keywords: Mapping[str, Any],
 ) -> ChatSelection[Any] | tuple[Any, Any]:
-    from cupel.chat.summarized import plan_summary
-
-    pipeline, settings = chat_settings(
-        policy,
-        strategy=keywords["strategy"],
-        keep_first_turn=keywords["keep_first_turn"],
-        recent_share=keywords["recent_share"],
-        start_on=keywords["start_on"],
-    )
+    pipeline, settings = chat_settings(policy, **{name: keywords[name] for name in SETTING_KEYWORDS})
     originals = _as_list(messages, "messages")
     on_invalid = check_on_invalid(keywords["on_invalid"])
 

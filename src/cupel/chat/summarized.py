@@ -11,7 +11,7 @@ from typing import Any
 from cupel.chat._parse import SYSTEM_ROLES
 from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY
 from cupel.chat.reasons import OrphanedToolResult, Summarized, UnansweredToolCall
-from cupel.chat.select import ChatSelection, resolve_budget
+from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import FirstLines
 from cupel.diagnostics.reasons import InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport

@@ -1,4 +1,4 @@
-"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, conformance."""
+"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, index, conformance, eval."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from cupel.cli._common import EXIT_PIPELINE, CliError
 from cupel.errors import CupelError
 
 #: The subcommands, each a module of this package with ``register(subcommands)``.
-SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "conformance")
+SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "index", "conformance", "eval")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

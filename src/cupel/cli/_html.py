@@ -253,7 +253,19 @@ def _reason_cell(variant: str, details: str) -> str:
 def render_html(report: SelectionReport, budget: ContextBudget, policy: str) -> str:
     """The whole report as one HTML document."""
     colours = _kind_colours(report)
-    title = f"cupel selection report · policy {policy}"
+    return page(
+        f"cupel selection report · policy {policy}",
+        f"{len(report.included)} of {report.total_candidates} candidates included · "
+        f"{report.total_tokens_considered:,} tokens considered",
+        f"<h2>Budget by kind</h2>{_budget_bar(report, budget, colours)}"
+        f"<h2>Score by position</h2>{_score_plot(report, colours)}"
+        f"<h2>Included ({len(report.included)}, placed order)</h2>{_included_table(report)}"
+        f"<h2>Excluded ({len(report.excluded)}, highest score first)</h2>{_excluded_table(report)}",
+    )
+
+
+def page(title: str, subtitle: str, body: str) -> str:
+    """A self-contained document: no scripts, no network assets (CSP), the shared style."""
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
@@ -261,11 +273,6 @@ def render_html(report: SelectionReport, budget: ContextBudget, policy: str) -> 
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
-        f'<p class="sub">{len(report.included)} of {report.total_candidates} candidates included · '
-        f"{report.total_tokens_considered:,} tokens considered · cupel {escape(__version__)}</p>"
-        f"<h2>Budget by kind</h2>{_budget_bar(report, budget, colours)}"
-        f"<h2>Score by position</h2>{_score_plot(report, colours)}"
-        f"<h2>Included ({len(report.included)}, placed order)</h2>{_included_table(report)}"
-        f"<h2>Excluded ({len(report.excluded)}, highest score first)</h2>{_excluded_table(report)}"
-        "</body></html>\n"
+        f'<p class="sub">{escape(subtitle)} · cupel {escape(__version__)}</p>'
+        f"{body}</body></html>\n"
     )

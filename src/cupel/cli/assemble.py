@@ -1,6 +1,9 @@
-"""``cupel assemble RESULTS.jsonl --budget N``: pack retrieval results into a formatted context (CFS-021).
+"""``cupel assemble RESULTS.jsonl --budget N`` or ``cupel assemble --db FILE --query TEXT --budget N``:
+pack retrieval results into a formatted context (CFS-021).
 
-The input is JSON Lines, one retrieval result per line (see :mod:`cupel.assembly.jsonl` and docs/rag.md).
+The input is JSON Lines, one retrieval result per line (see :mod:`cupel.assembly.jsonl` and docs/rag.md),
+or a store built by ``cupel index``, searched with ``hybrid_search`` at its latest version or at
+``--state-root``.
 The formatted context goes to standard output as UTF-8, whatever the locale, so that equal inputs give
 byte-identical output. Input errors print one line on standard error and exit with status 2.
 """
@@ -8,11 +11,13 @@ byte-identical output. Input errors print one line on standard error and exit wi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from typing import Any
 
 from cupel.assembly import (
+    AssembledContext,
     AssemblyConfig,
     PackingStrategy,
     ResultsFormatError,
@@ -23,6 +28,7 @@ from cupel.assembly import (
     parse_results,
     read_results,
 )
+from cupel.assembly._validate import lone_surrogate
 from cupel.cli._common import CliError, add_tokenizer_argument, resolve_counter
 from cupel.errors import CupelError
 
@@ -36,14 +42,38 @@ class _InputError(Exception):
 def register(subcommands: Any) -> None:
     parser = subcommands.add_parser(
         "assemble",
-        help="pack retrieval results (JSONL) into a token-budgeted context",
+        help="pack retrieval results (JSONL, or from a `cupel index` store) into a token-budgeted context",
         description=(
-            "Read retrieval results (one JSON object per line), drop duplicates, pack them into the token "
-            "budget and print the context with [DOC: path] markers. Budget arithmetic uses --tokenizer, by "
-            "default the spec's SimpleTokenizer (4 UTF-8 bytes per token)."
+            "Read retrieval results (one JSON object per line), or search a store built by `cupel index` "
+            "(--db), drop duplicates, pack them into the token budget and print the context with "
+            "[DOC: path] markers. Budget arithmetic uses --tokenizer, by default the spec's "
+            "SimpleTokenizer (4 UTF-8 bytes per token)."
         ),
     )
-    parser.add_argument("results", metavar="RESULTS.jsonl", help="results file, or - for standard input")
+    parser.add_argument(
+        "results",
+        nargs="?",
+        metavar="RESULTS.jsonl",
+        help="results file, or - for standard input (not with --db)",
+    )
+    parser.add_argument(
+        "--db", metavar="FILE", help="retrieve from this store (`cupel index`) instead of a results file"
+    )
+    parser.add_argument(
+        "--state-root",
+        metavar="HEX",
+        help="with --db: search this version (a state root or a unique prefix of 8+ hex digits)",
+    )
+    parser.add_argument(
+        "--format", default="text", metavar="FORMAT", help="text (the context, default) or json"
+    )
+    parser.add_argument(
+        "--marker-tokens",
+        default="fixed",
+        metavar="MODE",
+        help="fixed: --per-doc-overhead per [DOC: ...] marker, as the spec (default); exact: count markers "
+        "with the tokenizer so the printed context never exceeds the budget",
+    )
     parser.add_argument(
         "--budget",
         required=True,
@@ -54,10 +84,13 @@ def register(subcommands: Any) -> None:
         "--strategy",
         default=PackingStrategy.GREEDY.value,
         metavar="NAME",
-        help=f"packing strategy: {_STRATEGIES} (default: greedy)",
+        help=f"packing strategy: {_STRATEGIES} (default: greedy; '-' may replace '_')",
     )
     parser.add_argument(
-        "--query", default="", metavar="TEXT", help="the query (recorded in the metadata hash)"
+        "--query",
+        default="",
+        metavar="TEXT",
+        help="the query: searched with --db (required there), recorded in the metadata hash",
     )
     parser.add_argument(
         "--dedup-threshold",
@@ -134,17 +167,55 @@ def _settings(args: argparse.Namespace) -> tuple[TokenBudget, AssemblyConfig]:
     if limit == 0:
         raise _InputError("--max-chunks-per-doc must be >= 1, got 0")
     try:
-        strategy = PackingStrategy(args.strategy)
+        strategy = PackingStrategy(args.strategy.replace("-", "_"))
     except ValueError:
         raise _InputError(f"--strategy must be one of {_STRATEGIES}, got {args.strategy!r}") from None
+    if args.marker_tokens not in ("fixed", "exact"):
+        raise _InputError(f"--marker-tokens must be fixed or exact, got {args.marker_tokens!r}")
+    if args.format not in ("text", "json"):
+        raise _InputError(f"--format must be text or json, got {args.format!r}")
     config = AssemblyConfig(
         packing_strategy=strategy,
         dedup_threshold=threshold,
         max_chunks_per_doc=limit,
         prefer_recent=args.prefer_recent,
         include_metadata=args.metadata,
+        marker_tokens=args.marker_tokens,
     )
     return budget, config
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    position = lone_surrogate(args.query)
+    if position is not None:
+        raise _InputError(f"--query is not valid UTF-8 (an undecodable byte at character {position})")
+    if args.db is None:
+        if args.results is None:
+            raise _InputError("give a RESULTS.jsonl file (or -), or --db FILE with --query TEXT")
+        if args.state_root is not None:
+            raise _InputError("--state-root needs --db")
+        return
+    if args.results is not None:
+        raise _InputError(f"give either RESULTS.jsonl or --db, not both (got {args.results!r} and --db)")
+    if not args.query.strip():
+        raise _InputError("--db needs a non-empty --query")
+    if not os.path.isfile(args.db):
+        raise _InputError(f"--db {args.db}: no such store (build one with `cupel index PATHS --db FILE`)")
+
+
+def _assemble_from_store(
+    args: argparse.Namespace, budget: TokenBudget, config: AssemblyConfig, counter: Any
+) -> tuple[AssembledContext, int]:
+    from cupel.assembly.hybrid import hybrid_search
+    from cupel.assembly.store import SqliteStore
+
+    with SqliteStore(args.db) as store:
+        # What parallel_assemble does, keeping the retrieved results to count them for --summary.
+        snapshot = store.snapshot(args.state_root)
+        results = hybrid_search(args.query, snapshot, parallel=True)
+        retriever = StaticRetriever(results, state_root=snapshot.state_root())
+        context = assemble_context(args.query, retriever, budget, counter, config)
+    return context, len(results)
 
 
 def _load(path: str) -> tuple[Any, ...]:
@@ -159,15 +230,22 @@ def _load(path: str) -> tuple[Any, ...]:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        _check_arguments(args)
         budget, config = _settings(args)
-        results = _load(args.results)
         counter = resolve_counter(args.tokenizer)
-        context = assemble_context(args.query, StaticRetriever(results), budget, counter, config)
+        if args.db is not None:
+            context, candidates = _assemble_from_store(args, budget, config, counter)
+        else:
+            results = _load(args.results)
+            context = assemble_context(args.query, StaticRetriever(results), budget, counter, config)
+            candidates = len(results)
     except UnicodeDecodeError as error:
         return _fail(args, error, f"{args.results}: not valid UTF-8 (byte {error.start})")
     except (_InputError, ResultsFormatError, CupelError, CliError) as error:
         return _fail(args, error, str(error))
     text = format_context(context, include_metadata=config.include_metadata)
+    if args.format == "json":
+        text = json.dumps(_as_json(context, text, budget), ensure_ascii=False, indent=2) + "\n"
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8"))
@@ -179,12 +257,43 @@ def run(args: argparse.Namespace) -> int:
     if args.summary:
         documents = len({chunk.document_path for chunk in context.chunks})
         print(
-            f"cupel assemble: {len(context.chunks)} of {len(results)} chunks from {documents} documents, "
+            f"cupel assemble: {len(context.chunks)} of {candidates} chunks from {documents} documents, "
             f"{context.total_tokens} of {budget.available} tokens"
             f"{', last chunk truncated' if context.truncated else ''}",
             file=sys.stderr,
         )
     return 0
+
+
+def _as_json(context: AssembledContext, text: str, budget: TokenBudget) -> dict[str, Any]:
+    metadata = context.metadata
+    return {
+        "context": text,
+        "total_tokens": context.total_tokens,
+        "available_tokens": budget.available,
+        "truncated": context.truncated,
+        "metadata": None
+        if metadata is None
+        else {
+            "query_hash": metadata.query_hash,
+            "state_root": metadata.state_root,
+            "timestamp": metadata.timestamp.isoformat(),
+        },
+        "chunks": [
+            {
+                "chunk_id": chunk.chunk_id,
+                "document_id": chunk.document_id,
+                "document_path": chunk.document_path,
+                "sequence": chunk.sequence,
+                "byte_offset": chunk.byte_offset,
+                "score": chunk.score,
+                "tokens": chunk.tokens,
+                "truncated": chunk.truncated,
+                "text": chunk.text,
+            }
+            for chunk in context.chunks
+        ],
+    }
 
 
 def _fail(args: argparse.Namespace, error: BaseException, message: str) -> int:

@@ -27,6 +27,7 @@ from cupel.cli._common import (
     resolve_counter,
     resolve_policy,
 )
+from cupel.cli._progress import Progress as _Progress
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -226,26 +227,3 @@ def _map(jobs: Sequence[_Job], workers: int) -> Iterator[str]:
     with ProcessPoolExecutor(max_workers=workers) as pool:
         # map() yields in input order, so output order equals input order.
         yield from pool.map(_run_job, jobs, chunksize=chunk)
-
-
-class _Progress:
-    """A one-line progress bar on stderr, drawn only on a terminal."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.done = 0
-        self._draw()
-
-    def advance(self) -> None:
-        self.done += 1
-        if self.done == self.total or self.done % max(1, self.total // 100) == 0:
-            self._draw()
-
-    def _draw(self) -> None:
-        width = 30
-        filled = width * self.done // max(1, self.total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        sys.stderr.write("\n")

@@ -6,15 +6,20 @@ Every preset deduplicates, raises on overflow (``OverflowStrategy.THROW``) and u
 ==============  ==========================================  ==========  =============
 preset          scorer                                      slicer      placer
 ==============  ==========================================  ==========  =============
-chat            Recency 3 + Kind 1                          Greedy      Chronological
+chat            Recency 2 + Tag(user) 2 + Kind 1            Greedy      Chronological
 code_review     Kind 2 + Priority 2 + Recency 1             Greedy      Chronological
 rag             Reflexive 3 + Kind 1                        Greedy      UShaped
 document_qa     Kind 2 + Reflexive 2 + Priority 1           Knapsack    UShaped
-                                                            (bucket 100)
+                                                            (bucket 25)
 tool_use        Kind 2 + Recency 2 + Priority 1             Greedy      Chronological
-long_running    Recency 3 + Frequency 1 + Kind 1            Greedy      Chronological
+long_running    Recency 2 + Tag(user) 2 + Frequency 1       Greedy      Chronological
+                + Kind 1
 debugging       Priority 3 + Kind 2 + Recency 1             Greedy      Chronological
 ==============  ==========================================  ==========  =============
+
+``Tag(user)`` is ``TagScorer({"user": 1.0})``: chat items carry their roles as tags, so what the user
+said (constraints, facts, corrections) outranks assistant turns of the same age. The weights were tuned
+on the shipped evaluation cases (``cupel eval``; docs/eval.md, "Tuning the presets").
 
 Chat transcripts (:func:`cupel.chat.select_messages`) are trimmed by whole turns. ``chat`` starts
 without the first turn; ``tool_use`` and ``long_running`` keep it (``keep_first_turn``), because an
@@ -42,6 +47,7 @@ from cupel.scorers import (
     PriorityScorer,
     RecencyScorer,
     ReflexiveScorer,
+    TagScorer,
 )
 from cupel.slicers import GreedySlice, KnapsackSlice
 
@@ -92,9 +98,18 @@ def _policy(
 _AGENT_CHAT = ChatSettings(keep_first_turn=True)
 
 
+def _user_turns() -> TagScorer:
+    """Scores chat units that hold a user message 1.0 (chat items are tagged with their roles)."""
+    return TagScorer({"user": 1.0})
+
+
 def chat() -> Policy:
-    """Conversations: the latest turns first (Recency 3 + Kind 1, Greedy, Chronological)."""
-    return _policy([(RecencyScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), ChronologicalPlacer())
+    """Conversations: recent turns and what the user said (Recency 2 + Tag(user) 2 + Kind 1, Greedy)."""
+    return _policy(
+        [(RecencyScorer(), 2.0), (_user_turns(), 2.0), (KindScorer(), 1.0)],
+        GreedySlice(),
+        ChronologicalPlacer(),
+    )
 
 
 def code_review() -> Policy:
@@ -112,10 +127,10 @@ def rag() -> Policy:
 
 
 def document_qa() -> Policy:
-    """Document QA: Kind 2 + Reflexive 2 + Priority 1, packed by Knapsack (bucket 100), UShaped."""
+    """Document QA: Kind 2 + Reflexive 2 + Priority 1, packed by Knapsack (bucket 25), UShaped."""
     return _policy(
         [(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
-        KnapsackSlice(bucket_size=100),
+        KnapsackSlice(bucket_size=25),
         UShapedPlacer(),
     )
 
@@ -131,9 +146,9 @@ def tool_use() -> Policy:
 
 
 def long_running() -> Policy:
-    """Long sessions: Recency 3 + Frequency 1 + Kind 1, Greedy, Chronological."""
+    """Long sessions: Recency 2 + Tag(user) 2 + Frequency 1 + Kind 1, Greedy, Chronological."""
     return _policy(
-        [(RecencyScorer(), 3.0), (FrequencyScorer(), 1.0), (KindScorer(), 1.0)],
+        [(RecencyScorer(), 2.0), (_user_turns(), 2.0), (FrequencyScorer(), 1.0), (KindScorer(), 1.0)],
         GreedySlice(),
         ChronologicalPlacer(),
         _AGENT_CHAT,
@@ -159,8 +174,8 @@ class _Preset:
 _PRESETS: dict[str, _Preset] = {
     "chat": _Preset(
         chat,
-        "Conversational assistants: the most recent turns win, system prompts and memories are kept; "
-        "chronological order.",
+        "Conversational assistants: recent turns and what the user said win, system prompts and "
+        "memories are kept; chronological order.",
     ),
     "code_review": _Preset(
         code_review,
@@ -175,7 +190,7 @@ _PRESETS: dict[str, _Preset] = {
     "document_qa": _Preset(
         document_qa,
         "Questions over long documents: kind, relevance and priority, packed tightly by knapsack "
-        "(bucket 100); U-shaped order.",
+        "(bucket 25); U-shaped order.",
     ),
     "tool_use": _Preset(
         tool_use,
@@ -183,8 +198,8 @@ _PRESETS: dict[str, _Preset] = {
     ),
     "long_running": _Preset(
         long_running,
-        "Long agent sessions: recency first, plus a boost for recurring topics (shared tags); "
-        "chronological order.",
+        "Long agent sessions: recency and what the user said, plus a boost for recurring topics "
+        "(shared tags); chronological order.",
     ),
     "debugging": _Preset(
         debugging,

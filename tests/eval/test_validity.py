@@ -1,0 +1,44 @@
+"""Provider validity of a trimmed transcript, one rule per test."""
+
+from __future__ import annotations
+
+from cupel.eval.validity import transcript_problems
+
+SYSTEM = {"role": "system", "content": "s"}
+USER = {"role": "user", "content": "q"}
+ANSWER = {"role": "assistant", "content": "a"}
+CALL = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "function": {"name": "f"}}]}
+RESULT = {"role": "tool", "tool_call_id": "c1", "content": "r"}
+
+
+def test_a_well_formed_transcript_is_valid() -> None:
+    assert transcript_problems([SYSTEM, USER, CALL, RESULT, ANSWER, USER]) == []
+
+
+def test_a_reply_without_its_question_is_invalid() -> None:
+    assert transcript_problems([SYSTEM, ANSWER, USER]) == [
+        "the conversation starts with 'assistant', not a user message"
+    ]
+
+
+def test_no_user_message_is_invalid() -> None:
+    assert transcript_problems([SYSTEM]) == ["no user message"]
+
+
+def test_late_system_message_is_invalid() -> None:
+    assert "a system message after the conversation started" in transcript_problems([USER, SYSTEM, ANSWER])
+
+
+def test_tool_calls_need_their_results_and_results_their_calls() -> None:
+    assert transcript_problems([USER, CALL, ANSWER]) == ["message 2: tool call(s) c1 have no result"]
+    assert transcript_problems([USER, CALL]) == ["tool call(s) c1 have no result"]
+    assert transcript_problems([USER, RESULT]) == ["message 1: a tool result for 'c1' without its call"]
+
+
+def test_anthropic_blocks_are_read() -> None:
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}
+    assert transcript_problems([USER, use, result, ANSWER], "anthropic") == []
+    assert transcript_problems([USER, use, ANSWER], "anthropic") == [
+        "message 2: tool call(s) t1 have no result"
+    ]
