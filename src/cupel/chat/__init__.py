@@ -27,14 +27,8 @@ from cupel.chat.select import (
     resolve_budget,
     select_messages,
 )
-from cupel.chat.stable_window import (
-    DEFAULT_HIGH_WATER,
-    DEFAULT_LOW_WATER,
-    Compacted,
-    StableSelection,
-    StableWindow,
-    with_cache_control,
-)
+from cupel.chat.stable_selection import Compacted, StableSelection, with_cache_control
+from cupel.chat.stable_window import DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER, StableWindow
 from cupel.chat.summarize import FirstLines, Summarizer
 from cupel.chat.turns import Transcript, Turn, split_turns
 from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
