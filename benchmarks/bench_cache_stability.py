@@ -121,8 +121,8 @@ Approach = Callable[[list[dict[str, Any]]], Sequence[Any]]
 
 def approaches(budget: int, messages: list[dict[str, Any]], costs: list[int]) -> dict[str, Approach]:
     runs: dict[str, Approach] = {}
-    turns_window: StableWindow[Any] = StableWindow(budget)
-    last_window: StableWindow[Any] = StableWindow(budget, strategy="last")
+    turns_window: StableWindow = StableWindow(budget)
+    last_window: StableWindow = StableWindow(budget, strategy="last")
     runs["StableWindow (turns)"] = lambda transcript: turns_window.select(transcript).messages
     runs["StableWindow (last)"] = lambda transcript: last_window.select(transcript).messages
     runs["select_messages, stateless"] = lambda transcript: select_messages(transcript, budget).messages
@@ -227,7 +227,7 @@ def overhead(repeat: int, budget: int = 32_000) -> dict[str, Any]:
     """Per-turn time of StableWindow.select against one stateless select_messages, turn by turn."""
     messages, ends = session(2_000, seed=99)
     ends = [end for end in ends if end <= 1_000 + 8]
-    window: StableWindow[Any] = StableWindow(budget)
+    window: StableWindow = StableWindow(budget)
     start = ends[-repeat - 1]
     window.select(messages[:start])
     samples: dict[str, list[float]] = {"stateless": [], "memory": [], "resumed": []}
@@ -298,10 +298,15 @@ def main() -> int:
             )
         )
         return 0
-    session_tokens = statistics.fmean(row["session_tokens"] for row in runs) if runs else 0.0
-    print(
-        f"{args.sessions} sessions x {args.turns} turns, {session_tokens:,.0f} transcript tokens each (mean)"
-    )
+    if runs:
+        print_sessions(args.sessions, args.turns, runs, rows)
+    print_overhead(timing)
+    return 0
+
+
+def print_sessions(sessions: int, turns: int, runs: list[dict[str, Any]], rows: list[dict[str, Any]]) -> None:
+    session_tokens = statistics.fmean(row["session_tokens"] for row in runs)
+    print(f"{sessions} sessions x {turns} turns, {session_tokens:,.0f} transcript tokens each (mean)")
     header = (
         f"{'budget':>7}  {'approach':<32}{'tokens/turn':>12}{'cacheable':>11}{'breaks':>8}"
         f"{'budget use':>12}{'overflow':>10}{'cost $':>8}{'vs uncached':>13}"
@@ -315,6 +320,9 @@ def main() -> int:
             f"{row['cost_usd']:>8.2f}"
             f"{row['cost_usd'] / row['cost_uncached_usd']:>13.1%}"
         )
+
+
+def print_overhead(timing: dict[str, Any]) -> None:
     print(
         f"\nPer-turn overhead, {timing['messages']}-message transcript, {timing['turns']} turns "
         f"({timing['compactions']} compacting), x one stateless select_messages "
@@ -329,7 +337,6 @@ def main() -> int:
                 median, low, high = timing[f"{name}_{kind}_ratio"]
                 turns = f"{kind}ing turns"
                 print(f"  {label:<36} {turns:<16} {median:.2f} [{low:.2f}-{high:.2f}]")
-    return 0
 
 
 if __name__ == "__main__":

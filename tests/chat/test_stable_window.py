@@ -52,7 +52,7 @@ def ends(messages: list[dict[str, Any]]) -> list[int]:
 
 def test_between_compactions_the_previous_selection_is_the_prefix() -> None:
     messages = session(40)
-    window: StableWindow[Any] = StableWindow(600)
+    window: StableWindow = StableWindow(600)
     previous: tuple[Any, ...] = ()
     compactions = 0
     for size in ends(messages):
@@ -70,7 +70,7 @@ def test_between_compactions_the_previous_selection_is_the_prefix() -> None:
 
 def test_compaction_falls_to_the_low_water_mark_and_appends_up_to_the_high_one() -> None:
     messages = session(40)
-    window: StableWindow[Any] = StableWindow(1000, high_water=0.9, low_water=0.5)
+    window: StableWindow = StableWindow(1000, high_water=0.9, low_water=0.5)
     peak = 0
     for size in ends(messages):
         selection = window.select(messages[:size])
@@ -91,7 +91,7 @@ def test_the_selection_matches_select_messages_at_the_low_water_mark_after_compa
 
 def test_a_new_system_message_under_turns_compacts() -> None:
     messages = session(4)
-    window: StableWindow[Any] = StableWindow(5000)
+    window: StableWindow = StableWindow(5000)
     window.select(messages)
     grown = [*messages, {"role": "system", "content": "Be brief."}, {"role": "user", "content": "go"}]
     selection = window.select(grown)
@@ -102,7 +102,7 @@ def test_a_new_system_message_under_turns_compacts() -> None:
 @pytest.mark.parametrize("edit", ["in place", "copy", "delete", "resumed"])
 def test_an_edit_to_a_seen_message_recompacts(edit: str) -> None:
     messages = session(12)
-    window: StableWindow[Any] = StableWindow(5000)
+    window: StableWindow = StableWindow(5000)
     first = window.select(messages)
     assert first.compacted
     if edit == "in place":
@@ -123,7 +123,7 @@ def test_an_edit_to_a_seen_message_recompacts(edit: str) -> None:
 
 def test_unchanged_copies_in_a_resumed_window_keep_appending() -> None:
     messages = session(20)
-    window: StableWindow[Any] = StableWindow(5000)
+    window: StableWindow = StableWindow(5000)
     sizes = ends(messages)
     before = window.select(messages[: sizes[5]])
     saved = json.loads(json.dumps(window.to_dict()))
@@ -135,14 +135,14 @@ def test_unchanged_copies_in_a_resumed_window_keep_appending() -> None:
 
 def test_other_settings_start_afresh() -> None:
     messages = session(8)
-    window: StableWindow[Any] = StableWindow(5000)
+    window: StableWindow = StableWindow(5000)
     window.select(messages)
-    other: StableWindow[Any] = StableWindow(5000, strategy="last", state=window.to_dict())
+    other: StableWindow = StableWindow(5000, strategy="last", state=window.to_dict())
     assert other.select(messages).compacted
 
 
 def test_state_round_trips_and_bad_state_is_a_one_line_error() -> None:
-    window: StableWindow[Any] = StableWindow(600)
+    window: StableWindow = StableWindow(600)
     assert window.state is None and window.to_dict() is None
     window.select(session(30))
     data = window.to_dict()
@@ -174,7 +174,7 @@ def test_bad_marks_are_one_line_errors(keywords: dict[str, Any], message: str) -
 
 def test_cache_breakpoints_mark_the_system_base_previous_and_last_messages() -> None:
     messages = session(40)
-    window: StableWindow[Any] = StableWindow(1000)
+    window: StableWindow = StableWindow(1000)
     sizes = ends(messages)
     window.select(messages[: sizes[10]])
     selection = window.select(messages[: sizes[11]])
@@ -200,7 +200,7 @@ def test_with_cache_control_rejects_a_message_without_content() -> None:
 
 def test_dropped_units_are_reported_as_compacted_between_compactions() -> None:
     messages = session(40)
-    window: StableWindow[Any] = StableWindow(600)
+    window: StableWindow = StableWindow(600)
     sizes = ends(messages)
     window.select(messages[: sizes[-2]])
     selection = window.select(messages[: sizes[-1]])
@@ -221,7 +221,7 @@ def test_the_strategy_comes_from_a_policy_file() -> None:
 
 def test_a_summary_is_kept_unchanged_until_the_next_compaction() -> None:
     messages = session(40)
-    window: StableWindow[Any] = StableWindow(1000, summarize=True, summary_tokens=80)
+    window: StableWindow = StableWindow(1000, summarize=True, summary_tokens=80)
     sizes = ends(messages)
     summaries = []
     for size in sizes:

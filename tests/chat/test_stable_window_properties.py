@@ -62,7 +62,7 @@ def test_every_turn_is_valid_and_prefix_stable_between_compactions(
 ) -> None:
     provider, messages = case
     high, low = marks
-    window: StableWindow[Any] = StableWindow(budget, strategy=strategy, high_water=high, low_water=low)  # type: ignore[arg-type]
+    window: StableWindow = StableWindow(budget, strategy=strategy, high_water=high, low_water=low)  # type: ignore[arg-type]
     previous: tuple[Any, ...] | None = None
     for size in turn_ends(messages, provider):
         transcript = messages[:size]
@@ -91,12 +91,12 @@ def test_every_turn_is_valid_and_prefix_stable_between_compactions(
         data = json.loads(json.dumps(state.to_dict()))
         assert WindowState.from_dict(data) == state
         # A stateless service: new message objects and the state read back give the same selection.
-        resumed: StableWindow[Any] = StableWindow(
+        resumed: StableWindow = StableWindow(
             budget,
-            strategy=strategy,
+            strategy=strategy,  # type: ignore[arg-type]
             high_water=high,
             low_water=low,
-            state=data,  # type: ignore[arg-type]
+            state=data,
         )
         again = resumed.select(copy.deepcopy(transcript))
         assert same_messages(again.messages, selection.messages)
@@ -114,7 +114,7 @@ def test_an_edit_to_a_seen_message_compacts_afresh(
     if len(ends) < 2:
         return
     first, second = data.draw(st.sampled_from(ends[:-1])), ends[-1]
-    window: StableWindow[Any] = StableWindow(budget, strategy=strategy)  # type: ignore[arg-type]
+    window: StableWindow = StableWindow(budget, strategy=strategy)  # type: ignore[arg-type]
     try:
         window.select(messages[:first])
     except TOO_SMALL:

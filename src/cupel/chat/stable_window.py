@@ -16,7 +16,7 @@ import hashlib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from cupel.chat._choice import Choice
 from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
@@ -70,7 +70,7 @@ def _scaled(budget: ContextBudget, share: float) -> ContextBudget:
     )
 
 
-class StableWindow(Generic[MessageT]):
+class StableWindow:
     """One conversation's context window, kept cache-stable across turns (see the module docstring).
 
     Call :meth:`select` once per turn with the whole transcript so far (message dicts). ``budget``,
@@ -154,9 +154,7 @@ class StableWindow(Generic[MessageT]):
         return None if self._state is None else self._state.to_dict()
 
     @classmethod
-    def from_dict(
-        cls, data: Mapping[str, Any], budget: ContextBudget | int, **settings: Any
-    ) -> StableWindow[Any]:
+    def from_dict(cls, data: Mapping[str, Any], budget: ContextBudget | int, **settings: Any) -> StableWindow:
         """A window resumed from :meth:`to_dict`'s output, with the settings it was made with."""
         return cls(budget, state=WindowState.from_dict(data), **settings)
 
