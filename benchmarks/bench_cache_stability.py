@@ -97,7 +97,7 @@ def session(turns: int, seed: int) -> tuple[list[dict[str, Any]], list[int]]:
                     "type": "function",
                     "function": {
                         "name": rng.choice(["read", "grep", "run"]),
-                        "arguments": _text(rng, _size(rng, 40, 10, 300)),
+                        "arguments": json.dumps({"query": _text(rng, _size(rng, 40, 10, 300))}),
                     },
                 }
                 for call_id in ids
@@ -127,10 +127,10 @@ def approaches(budget: int, messages: list[dict[str, Any]], costs: list[int]) ->
     runs["StableWindow (last)"] = lambda transcript: last_window.select(transcript).messages
     runs["select_messages, stateless"] = lambda transcript: select_messages(transcript, budget).messages
     try:
-        from langchain_core.messages import trim_messages
+        from langchain_core.messages import convert_to_messages, trim_messages
     except ImportError:  # pragma: no cover - the langchain extra is optional
         return runs
-    objects = to_langchain(messages)
+    objects = convert_to_messages(messages)
     cost_of = {id(obj): cost for obj, cost in zip(objects, costs, strict=True)}
     back = {id(obj): message for obj, message in zip(objects, messages, strict=True)}
 
@@ -148,31 +148,6 @@ def approaches(budget: int, messages: list[dict[str, Any]], costs: list[int]) ->
 
     runs["trim_messages(last), stateless"] = trim
     return runs
-
-
-def to_langchain(messages: list[dict[str, Any]]) -> list[Any]:
-    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-
-    out: list[Any] = []
-    for message in messages:
-        role, content = message["role"], message.get("content")
-        if role == "system":
-            out.append(SystemMessage(content))
-        elif role == "user":
-            out.append(HumanMessage(content))
-        elif role == "tool":
-            out.append(ToolMessage(content, tool_call_id=message["tool_call_id"]))
-        else:
-            calls = [
-                {
-                    "id": call["id"],
-                    "name": call["function"]["name"],
-                    "args": {"a": call["function"]["arguments"]},
-                }
-                for call in message.get("tool_calls") or []
-            ]
-            out.append(AIMessage(content or "", tool_calls=calls))
-    return out
 
 
 def simulate(budget: int, turns: int, seed: int) -> list[dict[str, Any]]:
