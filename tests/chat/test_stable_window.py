@@ -165,6 +165,7 @@ def test_state_round_trips_and_bad_state_is_a_one_line_error() -> None:
         ({"low_water": 1.5}, "low_water must be in \\(0, 1\\]"),
         ({"high_water": 0.5, "low_water": 0.6}, "low_water must be <= high_water"),
         ({"high_water": "1"}, "high_water must be a number"),
+        ({"summary_tokens": -1}, "summary_tokens must be an int >= 0"),
     ],
 )
 def test_bad_marks_are_one_line_errors(keywords: dict[str, Any], message: str) -> None:

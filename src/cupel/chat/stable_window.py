@@ -119,6 +119,8 @@ class StableWindow:
                 f"low_water must be <= high_water ({self._high}), got {self._low}"
             )
         self._low_budget = _scaled(self._budget, self._low)
+        if isinstance(summary_tokens, bool) or not isinstance(summary_tokens, int) or summary_tokens < 0:
+            raise InvalidConfigurationError(f"summary_tokens must be an int >= 0, got {summary_tokens!r}")
         self._summarize = summarize
         self._summary_tokens = summary_tokens
         described = "|".join(
