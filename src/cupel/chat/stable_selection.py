@@ -20,15 +20,16 @@ M = TypeVar("M")
 
 @dataclass(frozen=True, slots=True)
 class Compacted(ExclusionReason):
-    """The unit was dropped when the window last compacted, so the turns since keep the same prefix."""
+    """The unit was dropped when the window last compacted (toward its low-water mark of
+    ``low_water_tokens``), and stays out so the turns since keep the same prompt prefix."""
 
     variant: ClassVar[str] = "Compacted"
-    target_tokens: int
+    low_water_tokens: int
 
     def describe(self) -> str:
         return (
-            f"Compacted: dropped when the window compacted to at most {self.target_tokens} tokens; "
-            "it stays out so later turns keep the same prompt prefix"
+            "Compacted: dropped when the window last compacted (low-water mark "
+            f"{self.low_water_tokens} tokens); it stays out so later turns keep the same prompt prefix"
         )
 
 
