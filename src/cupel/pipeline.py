@@ -10,15 +10,16 @@ import importlib
 import math
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cupel import _numeric, _simulation
+from cupel import _async, _numeric, _simulation
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
 from cupel._score_order import descending_indices, sort_by_score
 from cupel._tracer import Tracer
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
+from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.diagnostics.reasons import (
     Deduplicated,
     ExclusionReason,
@@ -132,12 +133,43 @@ class Pipeline:
         self._execute(items, budget, Tracer(collector))
         return collector.build_report()
 
+    async def arun(
+        self,
+        items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
+        budget: ContextBudget,
+        collector: TraceCollector | None = None,
+    ) -> list[ContextItem]:
+        """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source.
+
+        An async source is drained before selection starts. Selection runs inline, or in a worker
+        thread for large inputs (see ``docs/python-api.md``, *Async*).
+        """
+        collected = await _async.collect(items, "items")
+        if collector is None:
+            return await _async.run_cpu(lambda: self.run(collected, budget), len(collected))
+        return await _async.run_cpu(lambda: self.run_traced(collected, budget, collector), len(collected))
+
+    async def adry_run(
+        self,
+        items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
+        budget: ContextBudget,
+    ) -> SelectionReport:
+        """Async :meth:`dry_run`; ``items`` may be an async source, drained before selection starts."""
+        collected = await _async.collect(items, "items")
+        return await _async.run_cpu(lambda: self.dry_run(collected, budget), len(collected))
+
     def _execute(
         self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
         items = checked_items(items)
+        sink = active_sink()
+        if sink is not None:
+            # A tracing hook is installed (cupel.otel.tracing): its collector sees this run too.
+            extra = sink.pipeline_collector(current_attributes())
+            if extra is not None and extra.is_enabled:
+                tracer = Tracer(extra if tracer is None else TeeCollector(tracer.collector, extra))
         if tracer is not None:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)

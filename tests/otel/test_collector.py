@@ -3,6 +3,7 @@ Integration). Each test has its own TracerProvider; the global provider is never
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -99,8 +100,20 @@ def run(
     return (pipeline or u_pipeline()).run_traced(items, budget, collector)
 
 
+ID_KEYS = ("cupel.exclusion.item_id", "cupel.item.id")
+
+
 def events(span: ReadableSpan, name: str) -> list[dict[str, Any]]:
-    return [dict(event.attributes or {}) for event in span.events if event.name == name]
+    """Event attributes without the item ids, which test_item_ids_are_stable_content_hashes checks."""
+    found = []
+    for event in span.events:
+        if event.name == name:
+            attributes = dict(event.attributes or {})
+            for key in ID_KEYS:
+                if key in attributes:
+                    assert re.fullmatch(r"[0-9a-f]{16}", attributes.pop(key))
+            found.append(attributes)
+    return found
 
 
 # Span tree --------------------------------------------------------------------------------------------
@@ -134,7 +147,12 @@ def test_stage_only_attributes(provider: TracerProvider, exporter: InMemorySpanE
     spans = spans_by_name(exporter)
     assert dict(spans["cupel.pipeline"].attributes or {}) == {
         "cupel.budget.max_tokens": 100,
+        "cupel.budget.target_tokens": 60,
         "cupel.verbosity": "StageOnly",
+        # The outcome: the pinned system prompt (30) and one answer (10) kept; four items excluded.
+        "cupel.result.tokens": 40,
+        "cupel.result.included_count": 2,
+        "cupel.result.excluded_count": 4,
     }
     expected_counts = {
         "classify": (6, 5),
@@ -161,6 +179,8 @@ def test_attribute_value_types(provider: TracerProvider, exporter: InMemorySpanE
     root = dict(spans["cupel.pipeline"].attributes or {})
     assert type(root["cupel.budget.max_tokens"]) is int
     assert type(root["cupel.verbosity"]) is str
+    for key in ("cupel.budget.target_tokens", "cupel.result.tokens", "cupel.result.included_count"):
+        assert type(root[key]) is int
     for stage in STAGES:
         attributes = dict(spans[f"cupel.stage.{stage}"].attributes or {})
         assert type(attributes["cupel.stage.name"]) is str
@@ -170,6 +190,12 @@ def test_attribute_value_types(provider: TracerProvider, exporter: InMemorySpanE
             assert type(attributes["cupel.exclusion.count"]) is int
         for event in events(spans[f"cupel.stage.{stage}"], "cupel.exclusion"):
             assert [type(event[key]) for key in sorted(event)] == [str, int, str]
+        for event in spans[f"cupel.stage.{stage}"].events:
+            assert all(
+                type((event.attributes or {})[key]) is str
+                for key in ID_KEYS
+                if key in (event.attributes or {})
+            )
     for event in events(spans["cupel.stage.place"], "cupel.item.included"):
         assert (type(event["cupel.item.kind"]), type(event["cupel.item.tokens"])) == (str, int)
         assert type(event["cupel.item.score"]) is float
@@ -188,7 +214,14 @@ def test_verbosity_attribute_names_the_tier(
 ) -> None:
     run(provider, verbosity, [item("a", 10)], ContextBudget(500, 400))
     root = spans_by_name(exporter)["cupel.pipeline"]
-    assert dict(root.attributes or {}) == {"cupel.budget.max_tokens": 500, "cupel.verbosity": name}
+    assert dict(root.attributes or {}) == {
+        "cupel.budget.max_tokens": 500,
+        "cupel.budget.target_tokens": 400,
+        "cupel.verbosity": name,
+        "cupel.result.tokens": 10,
+        "cupel.result.included_count": 1,
+        "cupel.result.excluded_count": 0,
+    }
 
 
 # Timing -----------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -15,8 +16,9 @@ from cupel.assembly.hashing import content_hash
 from cupel.assembly.ordering import check_documents, sort_results
 from cupel.assembly.packing import pack_sorted
 from cupel.assembly.retriever import PinnableRetriever, Retriever, pin, retrieve, state_root_of
-from cupel.assembly.tokenizer import TokenizerLike, as_tokenizer
+from cupel.assembly.tokenizer import Tokenizer, TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext, ContextMetadata, RetrievalResult
+from cupel.diagnostics.hooks import active_sink, current_attributes
 from cupel.errors import CupelTypeError
 from cupel.model import epoch_microseconds
 
@@ -92,15 +94,52 @@ def assemble_context(
     elif not isinstance(config, AssemblyConfig):
         raise CupelTypeError(f"config must be an AssemblyConfig or None, got {type(config).__name__}")
     counter = as_tokenizer(tokenizer)
+    sink = active_sink()
+    if sink is None:
+        return _assemble(query, retriever, budget, counter, config, clock, {})
+    # A tracing hook is installed (cupel.otel.tracing): report the assembly as one operation.
+    attributes: dict[str, object] = {
+        "cupel.budget.max_tokens": budget.total_tokens,
+        "cupel.budget.target_tokens": budget.available,
+        "cupel.assembly.packing_strategy": str(config.packing_strategy.value),
+        **current_attributes(),
+    }
+    started_ns = time.time_ns()
+    stats: dict[str, int] = {}
+    try:
+        context = _assemble(query, retriever, budget, counter, config, clock, stats)
+    except BaseException as error:
+        sink.operation("cupel.assembly", started_ns, time.time_ns(), {**attributes, **stats}, error)
+        raise
+    attributes.update(stats)
+    attributes["cupel.result.tokens"] = context.total_tokens
+    attributes["cupel.result.included_count"] = len(context.chunks)
+    attributes["cupel.result.excluded_count"] = stats["cupel.assembly.retrieved_count"] - len(context.chunks)
+    attributes["cupel.assembly.truncated"] = context.truncated
+    sink.operation("cupel.assembly", started_ns, time.time_ns(), attributes, None)
+    return context
+
+
+def _assemble(
+    query: str,
+    retriever: RetrieverLike,
+    budget: TokenBudget,
+    counter: Tokenizer,
+    config: AssemblyConfig,
+    clock: Callable[[], datetime] | None,
+    stats: dict[str, int],
+) -> AssembledContext:
     source = pin(retriever)
     state_root = state_root_of(source)
 
     results = retrieve(source, query)  # type: ignore[arg-type]
     check_documents(results)
+    stats["cupel.assembly.retrieved_count"] = len(results)
     if config.prefer_recent:
         results = apply_recency(results)
     ordered = sort_results(results)
     unique = deduplicate_results(ordered, config.dedup_threshold)
+    stats["cupel.assembly.deduplicated_count"] = len(ordered) - len(unique)
     limited = limit_per_document(unique, config.max_chunks_per_doc)
     context = pack_sorted(
         limited,

@@ -7,6 +7,7 @@ and is imported only when used.
 """
 
 from cupel.chat._parse import ROLES, SYSTEM_ROLES
+from cupel.chat.aselect import aselect_messages
 from cupel.chat.convert import (
     INDICES_KEY,
     MESSAGES_KEY,
@@ -22,7 +23,6 @@ from cupel.chat.reasons import IncompleteTurn, OrphanedToolResult, Summarized, U
 from cupel.chat.select import (
     ChatPolicy,
     ChatSelection,
-    aselect_messages,
     chat_pipeline,
     resolve_budget,
     select_messages,

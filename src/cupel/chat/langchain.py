@@ -22,8 +22,8 @@ from cupel.chat.select import (
     OnInvalid,
     chat_settings,
     check_on_invalid,
-    select_items,
     select_repaired,
+    select_units,
     select_window,
 )
 from cupel.chat.summarize import Summarizer
@@ -294,4 +294,4 @@ def _select(
             plain=lambda message, index, chosen: _plain(module, message, index, chosen),
         )
     items = messages_to_items(originals, counter=counter, options=options)
-    return select_items(items, budget, pipeline, settings)
+    return select_units(items, budget, pipeline, settings)

@@ -26,6 +26,7 @@ from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
 from cupel.chat.summarized import plan_summary
 from cupel.chat.whole_turns import select_turns
+from cupel.diagnostics.hooks import run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextSource
@@ -41,10 +42,10 @@ __all__ = [
     "ChatPolicy",
     "ChatSelection",
     "OnInvalid",
-    "aselect_messages",
     "chat_pipeline",
     "chat_settings",
     "check_on_invalid",
+    "plan_messages",
     "resolve_budget",
     "select_items",
     "select_messages",
@@ -118,6 +119,18 @@ def chat_settings(
 
 
 def select_items(
+    items: Sequence[ContextItem], budget: ContextBudget | int, policy: object
+) -> tuple[list[Any], SelectionReport]:
+    """Run the policy's pipeline over chat items and expand the selection back into messages."""
+    pipeline = _resolve_pipeline(policy)
+    # Traced runs (cupel.otel.tracing) name the preset they ran, when it is one.
+    name = "chat" if policy is None else policy if isinstance(policy, str) else None
+    with run_attributes({"cupel.policy.name": name}):
+        report = pipeline.dry_run(items, resolve_budget(budget))
+    return to_messages(report.items), report
+
+
+def select_units(
     items: Sequence[ContextItem],
     budget: ContextBudget | int,
     policy: object,
@@ -209,7 +222,7 @@ def select_repaired(
     """Repair the transcript's tool-call links, select from what remains, and report every repair."""
     alive, repairs = repair_links(parsed)
     items = items_of_parsed(alive, originals, counter=counter, options=options, timestamps=None)
-    selection = select_items(items, budget, pipeline, settings)
+    selection = select_units(items, budget, pipeline, settings)
     if not repairs:
         return selection
     costs = dict(zip((message.index for message in parsed), parsed_costs(parsed, counter), strict=True))
@@ -277,7 +290,7 @@ def select_messages(
     transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
     :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
     results and tool calls without a result (see :mod:`cupel.chat.repair`) instead of raising, and
-    reports each dropped message. ``summarize`` (a callable, sync or async, or ``True`` for
+    reports each dropped message. ``summarize`` (a callable, or ``True`` for
     :class:`~cupel.chat.summarize.FirstLines`) summarises what was dropped in ``summary_tokens``
     reserved tokens, placed right after the system messages; nothing dropped, no summary.
     """
@@ -287,26 +300,34 @@ def select_messages(
     return plan[0].run_sync(plan[1])  # type: ignore[no-any-return]
 
 
-async def aselect_messages(
-    messages: Sequence[MessageT],
+_KEYWORD_DEFAULTS: dict[str, Any] = {
+    "strategy": None,
+    "keep_first_turn": None,
+    "recent_share": None,
+    "start_on": None,
+    "on_invalid": "error",
+    "summarize": None,
+    "summary_tokens": 0,
+}
+
+
+def plan_messages(
+    messages: Sequence[Any],
     budget: ContextBudget | int,
     policy: ChatPolicy = None,
     counter: CounterLike | None = None,
     *,
     options: ChatOptions | None = None,
-    strategy: ChatStrategy | None = None,
-    keep_first_turn: bool | None = None,
-    recent_share: float | None = None,
-    start_on: Literal["user", "any"] | None = None,
-    on_invalid: OnInvalid = "error",
-    summarize: Summarizer | bool | None = None,
-    summary_tokens: int = 0,
-) -> ChatSelection[MessageT]:
-    """:func:`select_messages` for async code: an async ``summarize`` is awaited on the running loop."""
-    plan = _plan(messages, budget, policy, counter, options, locals())
-    if isinstance(plan, ChatSelection):
-        return plan
-    return await plan[0].run_async(plan[1])  # type: ignore[no-any-return]
+    **keywords: Any,
+) -> ChatSelection[Any] | tuple[Any, Any]:
+    """:func:`select_messages` up to its summary: the final selection, or ``(plan, summarizer)``.
+
+    The async front end awaits ``plan.run_async(summarizer)``, so an async summariser runs on the loop.
+    """
+    unknown = sorted(set(keywords) - set(_KEYWORD_DEFAULTS))
+    if unknown:
+        raise CupelTypeError(f"select_messages() got unexpected keyword arguments: {', '.join(unknown)}")
+    return _plan(messages, budget, policy, counter, options, {**_KEYWORD_DEFAULTS, **keywords})
 
 
 def _plan(
@@ -373,4 +394,4 @@ def _select_dicts(
             plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
         )
     items = messages_to_items(originals, counter=counter, options=options)
-    return select_items(items, budget, pipeline, settings)
+    return select_units(items, budget, pipeline, settings)

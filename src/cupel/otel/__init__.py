@@ -6,6 +6,12 @@ Needs the ``otel`` extra (``pip install 'pycupel[otel]'``, which brings ``opente
     collector = CupelOtelTraceCollector(CupelVerbosity.STAGE_AND_EXCLUSIONS)
     pipeline.run_traced(items, budget, collector)
 
+Or trace every run inside a block, however it is started (``select_messages``, an integration,
+``assemble_context``)::
+
+    with tracing(CupelVerbosity.STAGE_ONLY):
+        selection = select_messages(messages, 4000)
+
 All ``cupel.*`` attribute names are pre-stable, as the spec warns.
 """
 
@@ -21,6 +27,20 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         name=exc.name,
     ) from exc
 
-from cupel.otel._collector import TRACER_NAME, CollectorReuseError, CupelOtelTraceCollector, CupelVerbosity
+from cupel.otel._collector import (
+    TRACER_NAME,
+    CollectorReuseError,
+    CupelOtelTraceCollector,
+    CupelVerbosity,
+    item_id,
+)
+from cupel.otel._tracing import tracing
 
-__all__ = ["TRACER_NAME", "CollectorReuseError", "CupelOtelTraceCollector", "CupelVerbosity"]
+__all__ = [
+    "TRACER_NAME",
+    "CollectorReuseError",
+    "CupelOtelTraceCollector",
+    "CupelVerbosity",
+    "item_id",
+    "tracing",
+]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from types import TracebackType
@@ -64,12 +65,22 @@ class _Phase(Enum):
     DONE = "done"
 
 
+def item_id(item: ContextItem) -> str:
+    """A stable identifier of an item: the first 16 hex digits of its content's SHA-256.
+
+    The same content gives the same id in every run and process, without putting the content itself
+    into a trace.
+    """
+    return hashlib.sha256(item.content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 @dataclass(frozen=True, slots=True)
 class _Exclusion:
     reason: str
     kind: str
     tokens: int
     at_ns: int
+    item_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +88,7 @@ class _Inclusion:
     kind: str
     tokens: int
     score: float
+    item_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +102,33 @@ class _Stage:
     excluded_count: int
 
 
+_ATTRIBUTE_TYPES = (str, bool, int, float)
+
+
+def _checked_attributes(attributes: Mapping[str, object] | None) -> dict[str, str | bool | int | float]:
+    if attributes is None:
+        return {}
+    if not isinstance(attributes, Mapping):
+        raise CupelTypeError(f"CupelOtelTraceCollector.attributes must be a mapping, got {attributes!r}")
+    checked: dict[str, str | bool | int | float] = {}
+    for key, value in attributes.items():
+        if not isinstance(key, str) or not isinstance(value, _ATTRIBUTE_TYPES):
+            raise CupelTypeError(
+                f"CupelOtelTraceCollector.attributes[{key!r}] must map a string to a str, bool, int or "
+                f"float, got {value!r}"
+            )
+        checked[key] = value
+    return checked
+
+
 class CupelOtelTraceCollector:
     """Turns one pipeline run into a ``cupel.pipeline`` span with five ``cupel.stage.*`` children.
 
     Pass it to ``Pipeline.run_traced(items, budget, collector)``. Spans carry the stages' real start
     and end times; they are created when the Place stage completes, so a run yields a whole tree.
     ``tracer_provider`` defaults to the global provider; the tracer is named ``"cupel"``.
+    ``attributes`` (for example ``cupel.policy.name``) are added to the root
+    span, which also carries the run's outcome: target, tokens used, included and excluded counts.
 
     One collector records exactly one run: a second run raises :class:`CollectorReuseError`. A run
     that raises emits the stages completed so far under a root span with ERROR status and the exception
@@ -109,6 +142,8 @@ class CupelOtelTraceCollector:
         self,
         verbosity: CupelVerbosity | str = CupelVerbosity.STAGE_ONLY,
         tracer_provider: trace.TracerProvider | None = None,
+        *,
+        attributes: Mapping[str, object] | None = None,
     ) -> None:
         if not isinstance(verbosity, str):
             raise CupelTypeError(
@@ -126,6 +161,11 @@ class CupelOtelTraceCollector:
         self._parent_context: otel_context.Context | None = None
         self._run_start_ns = 0
         self._max_tokens = 0
+        self._target_tokens = 0
+        self._attributes = _checked_attributes(attributes)
+        self._included_count = 0
+        self._included_tokens = 0
+        self._excluded_total = 0
         self._stages: list[_Stage] = []
         self._exclusions: dict[PipelineStage, list[_Exclusion]] = {}
         self._excluded_counts: dict[PipelineStage, int] = {}
@@ -170,6 +210,7 @@ class CupelOtelTraceCollector:
         self._parent_context = otel_context.get_current()
         self._run_start_ns = time.time_ns()
         self._max_tokens = budget.max_tokens
+        self._target_tokens = budget.target_tokens
 
     def on_stage_complete(
         self, stage: PipelineStage, started_ns: int, ended_ns: int, items_in: int, items_out: int
@@ -199,15 +240,18 @@ class CupelOtelTraceCollector:
     ) -> None:
         self._require_running()
         self._excluded_counts[stage] = self._excluded_counts.get(stage, 0) + 1
+        self._excluded_total += 1
         if self._verbosity.rank >= _RANKS[CupelVerbosity.STAGE_AND_EXCLUSIONS]:
             # The variant name itself, unknown variants included (spec: cupel.exclusion.reason).
-            record = _Exclusion(reason.name, str(item.kind), item.tokens, time.time_ns())
+            record = _Exclusion(reason.name, str(item.kind), item.tokens, time.time_ns(), item_id(item))
             self._exclusions.setdefault(stage, []).append(record)
 
     def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
         self._require_running()
+        self._included_count += 1
+        self._included_tokens += item.tokens
         if self._verbosity is CupelVerbosity.FULL:
-            self._included.append(_Inclusion(str(item.kind), item.tokens, float(score)))
+            self._included.append(_Inclusion(str(item.kind), item.tokens, float(score), item_id(item)))
 
     def on_shortfalls(self, shortfalls: Sequence[CountRequirementShortfall]) -> None:
         # The spec defines no attribute for shortfalls or overflow; cupel.* names are not invented here.
@@ -259,10 +303,17 @@ class CupelOtelTraceCollector:
             context=self._parent_context,
             start_time=start_ns,
             attributes={
+                **self._attributes,
                 "cupel.budget.max_tokens": self._max_tokens,
+                "cupel.budget.target_tokens": self._target_tokens,
                 "cupel.verbosity": self._verbosity.value,
             },
         )
+        if error is None:
+            # The outcome exists only for a completed run.
+            root.set_attribute("cupel.result.tokens", self._included_tokens)
+            root.set_attribute("cupel.result.included_count", self._included_count)
+            root.set_attribute("cupel.result.excluded_count", self._excluded_total)
         root_context = trace.set_span_in_context(root, self._parent_context)
         with_exclusions = self._verbosity.rank >= _RANKS[CupelVerbosity.STAGE_AND_EXCLUSIONS]
         for record in stages:
@@ -285,6 +336,7 @@ class CupelOtelTraceCollector:
                             "cupel.exclusion.reason": exclusion.reason,
                             "cupel.exclusion.item_kind": exclusion.kind,
                             "cupel.exclusion.item_tokens": exclusion.tokens,
+                            "cupel.exclusion.item_id": exclusion.item_id,
                         },
                         timestamp=min(max(exclusion.at_ns, record.started_ns), record.ended_ns),
                     )
@@ -297,6 +349,7 @@ class CupelOtelTraceCollector:
                             "cupel.item.kind": inclusion.kind,
                             "cupel.item.tokens": inclusion.tokens,
                             "cupel.item.score": inclusion.score,
+                            "cupel.item.id": inclusion.item_id,
                         },
                         timestamp=record.ended_ns,
                     )

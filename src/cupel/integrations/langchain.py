@@ -1,0 +1,106 @@
+"""LangChain: a ``Runnable`` message trimmer for LCEL chains and a document compressor for retrievers.
+
+Needs ``pip install 'pycupel[langchain]'`` (``langchain-core``)::
+
+    chain = message_trimmer(4000) | chat_model
+    retriever = ContextualCompressionRetriever(
+        base_compressor=CupelDocumentCompressor(budget=2000), base_retriever=base
+    )
+
+Message conversion and token accounting are :mod:`cupel.chat.langchain`'s; see
+``docs/integrations.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cupel.chat.options import ChatOptions
+from cupel.chat.select import ChatPolicy
+from cupel.integrations._common import missing_extra, select_ranked
+from cupel.model import ContextBudget
+from cupel.tokens.asynchronous import AsyncCounterLike
+from cupel.tokens.base import CounterLike
+
+try:
+    from langchain_core.callbacks import Callbacks
+    from langchain_core.documents import BaseDocumentCompressor, Document
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import Runnable, RunnableLambda
+
+    from cupel.integrations._lc import as_messages, tool_schemas, trimmer
+except ImportError as error:  # pragma: no cover - exercised with the extra blocked
+    raise missing_extra("cupel.integrations.langchain", "langchain-core", "langchain", error) from error
+
+__all__ = ["CupelDocumentCompressor", "message_trimmer"]
+
+
+def message_trimmer(
+    budget: ContextBudget | int,
+    policy: ChatPolicy = None,
+    counter: AsyncCounterLike | None = None,
+    *,
+    options: ChatOptions | None = None,
+    tools: Sequence[Any] | None = None,
+) -> Runnable[LanguageModelInput, list[BaseMessage]]:
+    """A ``Runnable`` that trims a conversation to ``budget`` tokens, for use before a chat model.
+
+    Input: a list of messages in any form LangChain accepts (``BaseMessage``, ``(role, text)``
+    tuples, dicts, strings) or a ``PromptValue``; output: the kept ``BaseMessage`` objects in
+    transcript order, tool calls with all their results. ``invoke``, ``ainvoke``, ``batch``, ``abatch``
+    and ``stream``/``astream`` (one chunk: the trimmed list) all work; an async ``counter`` needs the
+    async calls. ``tools`` (anything ``bind_tools`` takes) are charged against the budget first.
+    ``policy``, ``counter`` and ``options`` are those of :func:`cupel.chat.langchain.select_messages`.
+    """
+    trim = trimmer(budget, policy, counter, options)
+    schemas = tool_schemas(tools)
+
+    def invoke(value: LanguageModelInput) -> list[BaseMessage]:
+        return list(trim.select(as_messages(value), schemas).messages)
+
+    async def ainvoke(value: LanguageModelInput) -> list[BaseMessage]:
+        return list((await trim.aselect(as_messages(value), schemas)).messages)
+
+    return RunnableLambda(invoke, afunc=ainvoke, name="cupel_message_trimmer")
+
+
+class CupelDocumentCompressor(BaseDocumentCompressor):
+    """Packs retrieved ``Document`` objects into a token budget, most relevant at the window's edges.
+
+    Each document's relevance is ``metadata[score_key]`` (rescaled to [0, 1] when the retriever's
+    scores fall outside it) or, with ``scorer``, ``scorer(query, document)``. ``policy`` defaults to
+    the ``rag`` preset: Reflexive 3 + Kind 1, Greedy, UShaped. Returns the same ``Document`` objects in
+    placed order. Usable as ``ContextualCompressionRetriever(base_compressor=...)``.
+    """
+
+    budget: int
+    score_key: str = "relevance_score"
+    scorer: Callable[[str, Document], float] | None = None
+    policy: Any = None
+    counter: Any = None
+
+    def _select(self, documents: Sequence[Document], query: str) -> list[Document]:
+        docs = list(documents)
+        if self.scorer is not None:
+            scores: list[object] = [self.scorer(query, document) for document in docs]
+        else:
+            scores = [document.metadata.get(self.score_key) for document in docs]
+        counter: CounterLike | None = self.counter
+        positions, _ = select_ranked(
+            [d.page_content for d in docs], scores, self.budget, self.policy, counter
+        )
+        return [docs[position] for position in positions]
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """The documents that fit, in placed order."""
+        return self._select(documents, query)
+
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """:meth:`compress_documents` on the event loop's thread: packing is fast CPU work."""
+        return self._select(documents, query)
