@@ -248,3 +248,29 @@ def test_a_summary_is_kept_unchanged_until_the_next_compaction() -> None:
 def test_exported_from_the_package_root() -> None:
     assert cupel.StableWindow is StableWindow
     assert "StableWindow" in cupel.__all__ and "WindowState" in cupel.__all__
+
+
+def test_aselect_awaits_an_async_summariser_and_matches_select() -> None:
+    import asyncio
+
+    calls: list[int] = []
+
+    async def summarize(dropped: Any) -> str:
+        calls.append(len(dropped))
+        await asyncio.sleep(0)
+        return f"{len(dropped)} messages dropped"
+
+    messages = session(40)
+    sizes = ends(messages)
+
+    async def run() -> list[tuple[Any, ...]]:
+        window = StableWindow(1000, summarize=summarize, summary_tokens=40)
+        return [(await window.aselect(messages[:size])).messages for size in sizes]
+
+    selections = asyncio.run(run())
+    assert calls  # compactions summarised, on the running loop
+    plain = StableWindow(
+        1000, summarize=lambda dropped: f"{len(dropped)} messages dropped", summary_tokens=40
+    )
+    for size, selected in zip(sizes, selections, strict=True):
+        assert json.dumps(plain.select(messages[:size]).messages) == json.dumps(selected)

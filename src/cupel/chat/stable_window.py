@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 
 from cupel.chat._choice import Choice
 from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
+from cupel.chat.aselect import aselect_messages
 from cupel.chat.convert import _as_list, messages_to_items, parsed_costs
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, chat_settings, select_messages
@@ -44,6 +45,10 @@ from cupel.tokens.base import CounterLike
 __all__ = ["DEFAULT_HIGH_WATER", "DEFAULT_LOW_WATER", "StableWindow"]
 
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
+
+# The latest turn (or the pinned messages) fit the budget but not its low-water mark: a compaction
+# then selects at the full budget.
+_TOO_SMALL = (BudgetOverflowError, PinnedItemsExceedBudgetError)
 
 DEFAULT_HIGH_WATER = 1.0
 """Share of the budget's target the selection may grow to before the window compacts."""
@@ -166,6 +171,31 @@ class StableWindow:
         Raises as :func:`~cupel.chat.select_messages` does for a broken transcript or a latest turn
         that does not fit. An edited or deleted message already seen makes the window compact afresh.
         """
+        step = self._step(messages)
+        if isinstance(step, StableSelection):
+            return step
+        originals, previous = step
+        try:
+            chosen = select_messages(originals, self._low_budget, **self._keywords())
+        except _TOO_SMALL:
+            chosen = select_messages(originals, self._budget, **self._keywords())
+        return self._compact(originals, previous, chosen)
+
+    async def aselect(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
+        """:meth:`select` for async code: a compaction runs :func:`~cupel.chat.aselect_messages`, so an
+        async ``summarize`` is awaited on the running loop."""
+        step = self._step(messages)
+        if isinstance(step, StableSelection):
+            return step
+        originals, previous = step
+        try:
+            chosen = await aselect_messages(originals, self._low_budget, **self._keywords())
+        except _TOO_SMALL:
+            chosen = await aselect_messages(originals, self._budget, **self._keywords())
+        return self._compact(originals, previous, chosen)
+
+    def _step(self, messages: Sequence[Any]) -> StableSelection[Any] | tuple[list[Any], WindowState | None]:
+        """The appended selection, or what a compaction needs: the transcript and the verified state."""
         originals = _as_list(messages, "messages")
         state = self._state
         unchanged = state is not None and state.config == self._config and self._unchanged(originals, state)
@@ -182,7 +212,7 @@ class StableWindow:
             lifted = self._settings.strategy != "last" and any(m.role in SYSTEM_ROLES for m in new)
             if not lifted and state.tokens + added <= state.limit:
                 return self._append(originals, state, added)
-        return self._compact(originals, state if unchanged else None)
+        return originals, state if unchanged else None
 
     def _unchanged(self, originals: list[Any], state: WindowState) -> bool:
         """Whether the first ``state.seen`` messages are the ones seen before, content and order."""
@@ -238,28 +268,24 @@ class StableWindow:
         positions = positions_of(new_state.kept)
         return self._selection(originals, new_state, positions, prefix=previous, compacted=False, report=None)
 
-    def _choose(self, originals: list[Any], budget: ContextBudget) -> ChatSelection[Any]:
+    def _keywords(self) -> dict[str, Any]:
+        """What a compaction passes to ``select_messages`` besides the transcript and budget."""
         settings = self._settings
-        return select_messages(
-            originals,
-            budget,
-            self._pipeline,
-            self._counter,
-            options=self._options,
-            strategy=settings.strategy,
-            keep_first_turn=settings.keep_first_turn,
-            recent_share=settings.recent_share,
-            start_on=settings.start_on,
-            summarize=self._summarize,
-            summary_tokens=self._summary_tokens,
-        )
+        return {
+            "policy": self._pipeline,
+            "counter": self._counter,
+            "options": self._options,
+            "strategy": settings.strategy,
+            "keep_first_turn": settings.keep_first_turn,
+            "recent_share": settings.recent_share,
+            "start_on": settings.start_on,
+            "summarize": self._summarize,
+            "summary_tokens": self._summary_tokens,
+        }
 
-    def _compact(self, originals: list[Any], previous: WindowState | None) -> StableSelection[Any]:
-        try:
-            chosen = self._choose(originals, self._low_budget)
-        except (BudgetOverflowError, PinnedItemsExceedBudgetError):
-            # The latest turn (or the pinned messages) fit the budget but not its low-water mark.
-            chosen = self._choose(originals, self._budget)
+    def _compact(
+        self, originals: list[Any], previous: WindowState | None, chosen: ChatSelection[Any]
+    ) -> StableSelection[Any]:
         positions, summary, summary_at = _positions(chosen.messages, originals)
         count = len(originals)
         pinned = self._pinned_tokens(originals, positions)
