@@ -8,10 +8,12 @@ above this module. :mod:`cupel.wire` is the public face of all converters.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Self, TypeVar
 
+from cupel._floats import to_float
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 
 T = TypeVar("T")
@@ -52,19 +54,70 @@ class WireFormat:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Self:
-        import json  # imported on use: it compiles regular expressions, a cost for ``import cupel``
-
-        return cls.from_dict(json.loads(text))
+        """Read strict JSON text; every problem raises a :class:`~cupel.errors.CupelError`."""
+        return cls.from_dict(loads(text))
 
 
 def dumps(data: Any, *, indent: int | None = None) -> str:
-    """``json.dumps`` with a clear error for metadata values JSON cannot represent."""
-    import json
+    """Strict (RFC 8259) JSON text, with a clear error for values JSON cannot represent.
+
+    Scores and hints are already encoded by :func:`number_to_wire`; a NaN or infinity left elsewhere (in
+    metadata) is an error rather than the bare ``NaN`` strict parsers reject.
+    """
+    import json  # imported on use: it compiles regular expressions, a cost for ``import cupel``
 
     try:
-        return json.dumps(data, indent=indent, ensure_ascii=False)
-    except TypeError as error:
+        return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
         raise CupelTypeError(f"value cannot be written as JSON: {error}") from None
+
+
+def loads(text: str | bytes, source: str = "") -> Any:
+    """Parse wire-format JSON with the project's one reader (strict UTF-8 and RFC 8259, depth limit)."""
+    from cupel import _input  # imported on use, like json: reading is not needed by ``import cupel``
+
+    if isinstance(text, bytes | bytearray):
+        text = _input.decode_text(bytes(text), source)
+    if not isinstance(text, str):
+        raise CupelTypeError(f"JSON text must be str or bytes, got {type(text).__name__}")
+    return _input.loads_json(text, source)
+
+
+#: How non-finite numbers are written: RFC 8259 JSON has no NaN or infinities, so they become strings.
+_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def number_to_wire(value: float) -> float | str:
+    """A score or hint for JSON: finite numbers as numbers; NaN and infinities as ``"NaN"``,
+    ``"Infinity"`` and ``"-Infinity"`` (the strings :func:`number_from_wire` reads back)."""
+    if math.isfinite(value):
+        return value
+    return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+
+
+def number_from_wire(value: object, path: str) -> float:
+    """A JSON number, or one of the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``."""
+    if isinstance(value, str) and value in _NON_FINITE:
+        return _NON_FINITE[value]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        expected = 'a number (or "NaN", "Infinity", "-Infinity")'
+        raise fail(path, f"must be {expected}, got {value!r}", type_error=True)
+    return to_float(value)
+
+
+def require_array(mapping: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    """``mapping[key]`` as a list; anything but a JSON array is an error naming ``path.key``."""
+    value = mapping[key]
+    if not isinstance(value, list | tuple):
+        raise fail(f"{path}.{key}", f"must be a JSON array, got {type(value).__name__}", type_error=True)
+    return list(value)
+
+
+def require_count(value: object, path: str) -> int:
+    """A JSON integer (not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(path, f"must be an integer, got {value!r}", type_error=True)
+    return value
 
 
 # spec name -> (python name, accepted aliases)
@@ -151,7 +204,7 @@ def item_to_dict(item: Any) -> dict[str, Any]:
     if item.timestamp is not None:
         data["timestamp"] = item.timestamp.isoformat()
     if item.future_relevance_hint is not None:
-        data["futureRelevanceHint"] = item.future_relevance_hint
+        data["futureRelevanceHint"] = number_to_wire(item.future_relevance_hint)
     if item.pinned:
         data["pinned"] = True
     if item.original_tokens is not None:
@@ -166,6 +219,10 @@ def item_from_dict(cls: Callable[..., T], data: object, path: str = "item") -> T
         if required not in values:
             raise fail(path, f"missing required field {required!r}")
     values["timestamp"] = _parse_timestamp(values.get("timestamp"), f"{path}.timestamp")
+    if isinstance(values.get("future_relevance_hint"), str):
+        values["future_relevance_hint"] = number_from_wire(
+            values["future_relevance_hint"], f"{path}.futureRelevanceHint"
+        )
     if values.get("tags") is None:
         values.pop("tags", None)
     for optional in ("kind", "source", "pinned"):

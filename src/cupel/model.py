@@ -248,7 +248,10 @@ class ContextItem(WireFormat):
             raise CupelTypeError(
                 f"ContextItem.tags must be an iterable of strings, not a single string: {tags!r}"
             )
-        tag_tuple = tuple(tags)
+        try:
+            tag_tuple = tuple(tags)
+        except TypeError:
+            raise CupelTypeError(f"ContextItem.tags must be an iterable of strings, got {tags!r}") from None
         for tag in tag_tuple:
             if not isinstance(tag, str):
                 raise CupelTypeError(f"ContextItem.tags must contain only strings, got {tag!r}")
@@ -276,7 +279,13 @@ class ContextItem(WireFormat):
                     "ContextItem.future_relevance_hint must be a float or None, "
                     f"got {future_relevance_hint!r}"
                 )
-            hint = float(future_relevance_hint)
+            try:
+                hint = float(future_relevance_hint)
+            except OverflowError:
+                raise InvalidConfigurationError(
+                    "ContextItem.future_relevance_hint is beyond the float range, got an integer of "
+                    f"{len(str(abs(future_relevance_hint)))} digits"
+                ) from None
         setter = object.__setattr__
         setter(self, "content", content)
         setter(self, "tokens", tokens)

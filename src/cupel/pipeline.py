@@ -14,7 +14,7 @@ from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _async, _numeric, _simulation
-from cupel._checks import check_bool, check_component, coerce_overflow_strategy
+from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
 from cupel._prepared import Prepared, check_pinned_budget, checked_items
 from cupel._score_order import descending_indices, sort_by_score
 from cupel._tracer import Tracer
@@ -295,14 +295,14 @@ class Pipeline:
             if outcome.shortfalls and tracer is not None and tracer.observer is not None:
                 tracer.observer.on_shortfalls(outcome.shortfalls)
         else:
-            sliced = self.slicer.slice(sorted_scored, effective)
+            sliced = checked_slice(self.slicer, self.slicer.slice(sorted_scored, effective))
         # Scores are re-associated by identity (spec: Stage 5, Conformance Notes).
         score_by_id = {id(entry.item): entry.score for entry in sorted_scored}
         try:
             sliced_scores = [score_by_id[id(item)] for item in sliced]
-        except KeyError:
+        except (KeyError, TypeError):
             raise CupelError(
-                f"{type(self.slicer).__name__} returned an item that was not in its input"
+                f"slicer {type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
             if len(sliced) < len(sorted_scored):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cupel import _wire_format
-from cupel._wire_format import dumps, item_to_dict
+from cupel._wire_format import dumps, item_to_dict, loads, number_from_wire, number_to_wire
 from cupel.diagnostics.events import event_from_dict, event_to_dict, overflow_from_dict, overflow_to_dict
 from cupel.diagnostics.report import report_from_dict, report_to_dict
 from cupel.model import ContextBudget, ContextItem
@@ -26,6 +26,9 @@ __all__ = [
     "event_to_dict",
     "item_from_dict",
     "item_to_dict",
+    "loads",
+    "number_from_wire",
+    "number_to_wire",
     "overflow_from_dict",
     "overflow_to_dict",
     "report_from_dict",

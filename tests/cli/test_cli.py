@@ -170,7 +170,7 @@ def test_batch_mode_keeps_input_order(tmp_path: Path) -> None:
     assert serial.stdout == parallel.stdout
     outputs = [json.loads(line) for line in serial.stdout.splitlines()]
     assert len(outputs) == 13
-    assert outputs[5] == {"error": "line 6: items: item 0: missing required field 'tokens'"}
+    assert outputs[5] == {"error": "line 6: items: item 0: missing required field 'tokens'", "line": 6}
     assert [o["items"][0]["content"].split()[1] for k, o in enumerate(outputs) if k != 5] == [
         str(n) for n in range(12)
     ]
@@ -239,7 +239,7 @@ def test_batch_with_default_budget_and_messages(tmp_path: Path) -> None:
         (
             ["select", str(SESSION), "--budget", "100", "--reserve", "101"],
             None,
-            "--budget: output_reserve must be <= max_tokens (100), got 101",
+            "--reserve: output_reserve must be <= max_tokens (100), got 101",
         ),
         (
             ["select", str(SESSION), "--budget", "100", "--policy", "fastest"],

@@ -62,7 +62,7 @@ def test_select_messages_root_span_carries_the_outcome(
     provider: TracerProvider, exporter: InMemorySpanExporter
 ) -> None:
     with tracing(CupelVerbosity.STAGE_AND_EXCLUSIONS, provider):
-        selection = select_messages(TRANSCRIPT, 60)
+        selection = select_messages(TRANSCRIPT, 60, strategy="messages")
     [root] = named(exporter, "cupel.pipeline")
     attributes = dict(root.attributes or {})
     assert attributes["cupel.policy.name"] == "chat"
@@ -89,7 +89,7 @@ def test_presets_by_name_and_caller_attributes_reach_the_root(
     with tracing(
         tracer_provider=provider, attributes={"cupel.policy.name": "support-bot", "deployment": "eu"}
     ):
-        select_messages(TRANSCRIPT, 200, "tool_use")
+        select_messages(TRANSCRIPT, 200, "tool_use", strategy="messages")
         Pipeline(ReflexiveScorer(), GreedySlice(), UShapedPlacer()).run(
             [ContextItem("a", 1)], ContextBudget(10, 10)
         )

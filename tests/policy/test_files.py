@@ -532,12 +532,14 @@ def test_overflow_strategy_case_insensitive_and_version_and_schema_keys() -> Non
 
 def test_syntax_errors() -> None:
     assert str(error_of("scorers = [", "toml")).startswith("<policy>: invalid TOML: ")
-    assert str(error_of('{"scorers": [}', "json")).startswith("<policy>: invalid JSON: ")
+    assert str(error_of('{"scorers": [}', "json")).startswith("<policy>: invalid JSON at line 1, column 14: ")
     assert (
         str(error_of('{"extends": "chat", "extends": "rag"}'))
         == '<policy>: invalid JSON: duplicate key "extends"'
     )
-    assert str(error_of('{"extends": "chat", "x": NaN}')) == "<policy>: invalid JSON: NaN is not a number"
+    assert (
+        str(error_of('{"extends": "chat", "x": NaN}')) == "<policy>: invalid JSON: NaN is not a JSON number"
+    )
     assert str(error_of("[1, 2]", "json")) == "<policy>: must be a table, got an array"
 
 

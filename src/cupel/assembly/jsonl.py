@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from cupel import _input
 from cupel.assembly._validate import lone_surrogate
 from cupel.assembly.types import Chunk, Document, RetrievalResult
 from cupel.errors import CupelError
@@ -221,6 +222,10 @@ def parse_results(lines: str | Iterable[str], *, source: str = "<input>") -> tup
         except ValueError as error:
             # e.g. an integer literal beyond Python's int-to-str digit limit
             raise ResultsFormatError(f"invalid JSON: {error}", source=source, line=number) from None
+        except RecursionError:
+            raise ResultsFormatError(
+                f"JSON nested deeper than {_input.MAX_JSON_DEPTH} levels", source=source, line=number
+            ) from None
         if not isinstance(obj, dict):
             raise ResultsFormatError(
                 f"expected a JSON object, got {_describe(obj)}", source=source, line=number
@@ -249,8 +254,8 @@ def read_results(path: str | os.PathLike[str]) -> tuple[RetrievalResult, ...]:
     Raises ``OSError`` when the file cannot be read and :class:`ResultsFormatError` when it is not valid.
     """
     source = os.fspath(path)
-    with open(path, "rb") as handle:
-        data = handle.read()
+    with open(path, "rb") as handle:  # OSError propagates, as documented
+        data = _input.read_stream(handle, source)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

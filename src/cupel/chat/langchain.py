@@ -22,12 +22,14 @@ from cupel.chat.select import (
     OnInvalid,
     chat_settings,
     check_on_invalid,
+    policy_name,
     select_repaired,
     select_units,
     select_window,
 )
 from cupel.chat.summarize import Summarizer
 from cupel.chat.summarized import plan_summary
+from cupel.diagnostics.hooks import run_attributes
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -239,7 +241,8 @@ def _plan(
     on_invalid = check_on_invalid(keywords["on_invalid"])
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
-        return _select(module, originals, resolved, pipeline, settings, counter, options, on_invalid)
+        with run_attributes({"cupel.policy.name": policy_name(policy)}):
+            return _select(module, originals, resolved, pipeline, settings, counter, options, on_invalid)
 
     final, plan, summarize = plan_summary(
         run,

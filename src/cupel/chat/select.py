@@ -124,10 +124,14 @@ def select_items(
     """Run the policy's pipeline over chat items and expand the selection back into messages."""
     pipeline = _resolve_pipeline(policy)
     # Traced runs (cupel.otel.tracing) name the preset they ran, when it is one.
-    name = "chat" if policy is None else policy if isinstance(policy, str) else None
-    with run_attributes({"cupel.policy.name": name}):
+    with run_attributes({"cupel.policy.name": policy_name(policy)}):
         report = pipeline.dry_run(items, resolve_budget(budget))
     return to_messages(report.items), report
+
+
+def policy_name(policy: object) -> str | None:
+    """The preset a ``policy`` argument names, for traced runs (``None`` for other policies)."""
+    return "chat" if policy is None else policy if isinstance(policy, str) else None
 
 
 def select_units(
@@ -343,7 +347,8 @@ def _plan(
     on_invalid = check_on_invalid(keywords["on_invalid"])
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
-        return _select_dicts(originals, resolved, pipeline, settings, counter, options, on_invalid)
+        with run_attributes({"cupel.policy.name": policy_name(policy)}):
+            return _select_dicts(originals, resolved, pipeline, settings, counter, options, on_invalid)
 
     def cost_of(message: Any) -> int:
         return message_costs([view_of_mapping(message, 0)], counter, options)[0]

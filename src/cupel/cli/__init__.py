@@ -7,19 +7,35 @@ import importlib
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from cupel import __version__
 from cupel.cli import _otel
-from cupel.cli._common import EXIT_PIPELINE, CliError
+from cupel.cli._common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPELINE,
+    EXIT_USAGE,
+    CliError,
+    exit_status_for,
+)
+from cupel.cli._terminal import one_line
 from cupel.errors import CupelError
 
 #: The subcommands, each a module of this package with ``register(subcommands)``.
 SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "index", "conformance", "eval")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: ``cupel select: --budget: expected one argument``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with ``command`` only that subcommand's module is imported and registered."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cupel",
         description="Decide what goes into a language model's context window.",
     )
@@ -60,22 +76,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         if args.otel:
             with _otel.otel_session(args.command, args.otel_verbosity):
                 code: int = args.handler(args)
         else:
             code = args.handler(args)
-    except CliError as error:
-        return _fail(args, f"cupel {args.command}: {error}", error.code)
-    except CupelError as error:
+    except (CliError, CupelError) as error:
         # Pipeline errors (pinned items over budget, overflow under THROW, scarcity) keep the spec's text.
-        return _fail(args, f"cupel {args.command}: {error}", EXIT_PIPELINE)
+        return _fail(args, f"cupel {args.command}: {one_line(str(error))}", exit_status_for(error))
     except KeyboardInterrupt:
-        return _fail(args, f"cupel {args.command}: interrupted", 130)
+        return _fail(args, f"cupel {args.command}: interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
+    except (RecursionError, MemoryError) as error:
+        message = f"input too large or too deeply nested ({type(error).__name__})"
+        return _fail(args, f"cupel {args.command}: {message}", EXIT_USAGE)
+    except Exception as error:
+        # A defect, not the user's fault: still one line, with the way to the details.
+        message = f"unexpected {type(error).__name__}: {error}; --debug shows the traceback"
+        return _fail(args, f"cupel {args.command}: {one_line(message)}", EXIT_PIPELINE)
     return code
 
 

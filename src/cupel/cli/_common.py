@@ -3,18 +3,61 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cupel.errors import CupelError
+from cupel import _input
+from cupel.errors import (
+    BudgetOverflowError,
+    CupelError,
+    PinnedItemsExceedBudgetError,
+    ScarcityError,
+    TableTooLargeError,
+)
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 
-EXIT_USAGE = 2
+EXIT_OK = 0
 EXIT_PIPELINE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+#: Every exit status the command line uses and what it means; docs/cli.md's table is checked against it.
+EXIT_STATUSES = {
+    EXIT_OK: "success",
+    EXIT_PIPELINE: (
+        "the selection itself failed: pinned items over `max - reserve`, an overflow under "
+        '`overflow_strategy = "throw"`, a count requirement under `scarcity = "throw"`, a knapsack table '
+        "over its size limit (the specification's messages); a batch line failed; a conformance vector failed"
+    ),
+    EXIT_USAGE: (
+        "bad input or usage: an unreadable, oversized or non-UTF-8 file, invalid JSON or TOML (with line "
+        "and column), a missing or mistyped field (with the item index and field name), an invalid budget, "
+        "an unknown policy (with the list of presets), an invalid policy file, a malformed chat transcript, "
+        "a misbehaving custom component, a bad option"
+    ),
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+
+def exit_status_for(error: BaseException) -> int:
+    """The exit status for an error that reached the command line's top level."""
+    if isinstance(error, CliError):
+        return error.code
+    if isinstance(error, SELECTION_ERRORS):
+        return EXIT_PIPELINE
+    return EXIT_USAGE
+
+
+#: Errors of the selection itself (exit 1); every other cupel error is about the input (exit 2).
+SELECTION_ERRORS: tuple[type[CupelError], ...] = (
+    PinnedItemsExceedBudgetError,
+    BudgetOverflowError,
+    ScarcityError,
+    TableTooLargeError,
+)
 
 
 class CliError(Exception):
@@ -26,22 +69,11 @@ class CliError(Exception):
 
 
 def read_text(source: str) -> str:
-    """The text of a file, or of standard input for ``-``."""
-    if source == "-":
-        return sys.stdin.read()
-    path = Path(source)
+    """The text of a file, or of standard input for ``-``: one reader for both (see :mod:`cupel._input`)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CliError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{source}: is a directory, expected a file") from None
-    except PermissionError:
-        raise CliError(f"{source}: permission denied") from None
-    except UnicodeDecodeError as error:
-        raise CliError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except OSError as error:
-        raise CliError(f"{source}: cannot read ({error.strerror})") from None
+        return _input.read_text(source)
+    except _input.InputError as error:
+        raise CliError(str(error)) from None
 
 
 def parse_json_documents(text: str, source: str) -> tuple[Any, bool]:
@@ -50,25 +82,36 @@ def parse_json_documents(text: str, source: str) -> tuple[Any, bool]:
     if not stripped:
         raise CliError(f"{source}: empty input, expected JSON or JSON Lines")
     try:
-        return json.loads(stripped), False
-    except json.JSONDecodeError as whole_error:
-        lines = text.splitlines()
-        if len([line for line in lines if line.strip()]) <= 1 or not stripped.startswith("{"):
-            raise CliError(
-                f"{source}: invalid JSON at line {whole_error.lineno}, column {whole_error.colno}: "
-                f"{whole_error.msg}"
-            ) from None
+        return _input.loads_json(stripped, source), False
+    except _input.InputError as whole_error:
+        if len(json_lines(text)) <= 1 or not stripped.startswith("{"):
+            raise CliError(_offset_lines(str(whole_error), text, stripped)) from None
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, line in json_lines(text):
         try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise CliError(
-                f"{source}: invalid JSON at line {number}, column {error.colno}: {error.msg}"
-            ) from None
+            records.append(_input.loads_json(line, source, line=number))
+        except _input.InputError as error:
+            raise CliError(str(error)) from None
     return records, True
+
+
+def json_lines(text: str) -> list[tuple[int, str]]:
+    """The non-blank lines of JSON Lines text with their physical (1-based) line numbers.
+
+    Lines end at ``\\n`` only: U+2028 and other characters ``str.splitlines`` breaks at may stand
+    unescaped inside JSON strings.
+    """
+    return [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def _offset_lines(message: str, text: str, stripped: str) -> str:
+    # Line numbers in the message count from the stripped text; report physical lines instead.
+    skipped = text[: text.index(stripped[0])].count("\n") if stripped else 0
+    if not skipped:
+        return message
+    return re.sub(
+        r"at line (\d+)", lambda match: f"at line {int(match.group(1)) + skipped}", message, count=1
+    )
 
 
 def parse_budget(spec: str, reserve: int = 0) -> ContextBudget:
@@ -81,18 +124,19 @@ def parse_budget(spec: str, reserve: int = 0) -> ContextBudget:
     try:
         return ContextBudget(max_tokens, target, output_reserve=reserve)
     except CupelError as error:
-        raise CliError(f"--budget: {_without_owner(str(error))}") from None
-
-
-def _without_owner(message: str) -> str:
-    return message.removeprefix("ContextBudget.")
+        message = str(error).removeprefix("ContextBudget.")
+        option = "--reserve" if message.startswith("output_reserve") else "--budget"
+        raise CliError(f"{option}: {message}") from None
 
 
 def budget_from_json(data: object, where: str) -> ContextBudget:
+    """A budget object from a batch line; errors start with ``where`` once (``budget: maxTokens ...``)."""
+    from cupel import wire
+
     try:
-        return ContextBudget.from_dict(data)  # type: ignore[arg-type]
+        return wire.budget_from_dict(data, where)
     except CupelError as error:
-        raise CliError(f"{where}: {error}") from None
+        raise CliError(str(error)) from None
 
 
 def items_from_json(data: object, source: str) -> list[ContextItem]:
@@ -127,8 +171,9 @@ class Candidates:
 
 
 def load_candidates(source: str) -> Candidates:
-    data, _ = parse_json_documents(read_text(source), source)
-    return candidates_from_json(data, source)
+    label = "<stdin>" if source == "-" else source
+    data, _ = parse_json_documents(read_text(source), label)
+    return candidates_from_json(data, label)
 
 
 def candidates_from_json(data: object, source: str) -> Candidates:
@@ -152,12 +197,14 @@ def add_policy_argument(parser: argparse.ArgumentParser, *, repeat: bool = False
         )
 
 
-def add_budget_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+def add_budget_arguments(
+    parser: argparse.ArgumentParser, *, required: bool = True, note: str = "required"
+) -> None:
     parser.add_argument(
         "--budget",
         required=required,
         metavar="MAX[:TARGET]",
-        help="token budget: maximum and optional target",
+        help=f"token budget: maximum and optional target ({note})",
     )
     parser.add_argument("--reserve", type=int, default=0, metavar="N", help="tokens reserved for the output")
 
@@ -180,12 +227,18 @@ def resolve_policy(spec: str, option: str = "--policy") -> tuple[str, Any]:
     prefix = f"{option}: " if option else ""
     path = Path(spec)
     if path.suffix.lower() in (".toml", ".json") or path.exists():
+        if path.is_dir():
+            raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
         if not path.is_file():
             raise CliError(f"{prefix}{spec}: no such file")
         try:
             return path.stem, load_policy(path)
+        except OSError as error:
+            raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
         except CupelError as error:
-            raise CliError(f"{prefix}{spec}: {error}") from None
+            message = str(error)  # a PolicyFileError already names the file
+            named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
+            raise CliError(f"{prefix}{named}") from None
     try:
         return spec, get_preset(spec)
     except (CupelError, KeyError):

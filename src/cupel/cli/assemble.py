@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from cupel import _input
 from cupel.assembly import (
     AssembledContext,
     AssemblyConfig,
@@ -220,7 +221,7 @@ def _assemble_from_store(
 
 def _load(path: str) -> tuple[Any, ...]:
     if path == "-":
-        return parse_results(sys.stdin.buffer.read().decode("utf-8-sig"), source="<stdin>")
+        return parse_results(_input.read_text("-"), source="<stdin>")
     try:
         return read_results(path)
     except OSError as error:

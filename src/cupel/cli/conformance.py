@@ -7,6 +7,7 @@ import importlib.util
 import sys
 from typing import Any
 
+from cupel.cli._terminal import one_line
 from cupel.conformance.runner import discover_vectors, run_vector
 
 
@@ -34,6 +35,12 @@ def run(args: argparse.Namespace) -> int:
     except FileNotFoundError as error:
         print(f"cupel conformance: {error}", file=sys.stderr)
         return 2
+    if not paths:
+        print(
+            f"cupel conformance: no vectors (*.toml files) found in {' '.join(args.paths)}",
+            file=sys.stderr,
+        )
+        return 2
     passed = failed = 0
     for path in paths:
         result = run_vector(path)
@@ -42,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             failed += 1
         if not (args.quiet and result.passed):
-            print(result.line())
+            print(one_line(result.line()))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -151,12 +151,14 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
-    from cupel.eval._files import write_atomic
+    from cupel._atomic import write_atomic
 
     try:
         write_atomic(Path(args.output), text)
     except OSError as error:
-        raise CliError(f"--output {args.output}: cannot write ({error.strerror})") from None
+        raise CliError(f"--output {args.output}: cannot write ({error.strerror or error})") from None
+    except UnicodeEncodeError as error:
+        raise CliError(f"--output {args.output}: not written, not valid Unicode ({error.reason})") from None
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 

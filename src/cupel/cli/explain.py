@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cupel._atomic import write_atomic
 from cupel.chat.convert import INDICES_KEY
 from cupel.cli._chat import add_chat_arguments, chat_keywords, render_turns
 from cupel.cli._common import (
@@ -21,6 +22,7 @@ from cupel.cli._common import (
     resolve_policy,
 )
 from cupel.cli._html import render_html
+from cupel.cli._terminal import fit, ljust, terminal_safe
 from cupel.diagnostics.reasons import NegativeTokens
 from cupel.diagnostics.report import SelectionReport
 from cupel.model import ContextBudget
@@ -79,16 +81,20 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         path = Path(args.html)
         try:
-            path.write_text(render_html(report, budget, args.policy), encoding="utf-8")
+            write_atomic(path, render_html(report, budget, args.policy))
         except OSError as error:
-            raise CliError(f"--html {args.html}: cannot write ({error.strerror})") from None
+            raise CliError(f"--html {args.html}: cannot write ({error.strerror or error})") from None
+        except UnicodeEncodeError as error:
+            raise CliError(
+                f"--html {args.html}: not written, the report is not valid Unicode ({error.reason})"
+            ) from None
         print(f"wrote {path}", file=sys.stderr)
     return 0
 
 
 def preview(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """One line of at most ``width`` terminal cells, control characters escaped."""
+    return fit(terminal_safe(" ".join(text.split())), width)
 
 
 def budget_bar(report: SelectionReport, budget: ContextBudget, width: int = 40) -> str:
@@ -123,7 +129,8 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
     pinned = sum(entry.item.tokens for entry in report.included if entry.item.pinned)
     share = f" ({100 * pinned / used:.0f}%)" if used else ""
     lines = [
-        f"{len(report.included)} of {report.total_candidates} candidates included · policy {policy}",
+        f"{len(report.included)} of {report.total_candidates} candidates included · "
+        f"policy {terminal_safe(policy)}",
         f"Budget {budget_bar(report, budget)} {used:,} used / {budget.target_tokens:,} target / "
         f"{budget.max_tokens:,} max · pinned {pinned:,}{share}",
         "",
@@ -133,7 +140,7 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
         lines.append(f"  {'#':>3}  {'kind':<14}{'tokens':>7}  {'score':>6}  {'reason':<10}content")
         for position, entry in enumerate(report.included, start=1):
             lines.append(
-                f"  {position:>3}  {preview(str(entry.item.kind), 14):<14}{entry.item.tokens:>7}  "
+                f"  {position:>3}  {ljust(preview(str(entry.item.kind), 14), 14)}{entry.item.tokens:>7}  "
                 f"{entry.score:>6.3f}  {entry.reason.value:<10}{preview(entry.item.content, width)}"
             )
     else:
@@ -143,15 +150,15 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
         lines.append(f"  {'score':>6}  {'kind':<14}{'tokens':>7}  reason")
         for excluded in report.excluded:
             lines.append(
-                f"  {excluded.score:>6.3f}  {preview(str(excluded.item.kind), 14):<14}"
-                f"{excluded.item.tokens:>7}  {excluded.reason.describe()}"
+                f"  {excluded.score:>6.3f}  {ljust(preview(str(excluded.item.kind), 14), 14)}"
+                f"{excluded.item.tokens:>7}  {terminal_safe(excluded.reason.describe())}"
             )
             lines.append(f"  {'':>6}  {preview(excluded.item.content, width + 22)}")
     else:
         lines.append("  (none)")
     for shortfall in report.count_requirement_shortfalls:
         lines.append(
-            f"Shortfall: kind {shortfall.kind} required {shortfall.required_count}, "
+            f"Shortfall: kind {terminal_safe(str(shortfall.kind))} required {shortfall.required_count}, "
             f"found {shortfall.satisfied_count}"
         )
     if all_scores_zero(report):

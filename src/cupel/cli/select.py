@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cupel import _input
 from cupel.cli._chat import add_chat_arguments, chat_keywords
 from cupel.cli._common import (
     Candidates,
@@ -21,13 +22,12 @@ from cupel.cli._common import (
     candidates_from_json,
     load_candidates,
     parse_budget,
-    parse_json_documents,
     pipeline_for,
-    read_text,
     resolve_counter,
     resolve_policy,
 )
 from cupel.cli._progress import Progress as _Progress
+from cupel.cli._terminal import terminal_safe
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -44,7 +44,9 @@ def register(subcommands: Any) -> None:
         ),
     )
     parser.add_argument("items", nargs="?", metavar="ITEMS", help="JSON/JSONL file, or - for stdin")
-    add_budget_arguments(parser, required=False)
+    add_budget_arguments(
+        parser, required=False, note="required, except with --batch when every line gives its own budget"
+    )
     add_policy_argument(parser)
     add_tokenizer_argument(parser)
     parser.add_argument(
@@ -67,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         return run_batch(args)
     if args.items is None:
         raise CliError("missing ITEMS (a file, or - for standard input)")
+    if args.jobs != 1:
+        raise CliError("--jobs applies only to --batch")
     if args.budget is None:
         raise CliError("--budget is required")
     budget = parse_budget(args.budget, args.reserve)
@@ -126,12 +130,14 @@ def render(selection: Selection, output: str) -> str:
 
 def _item_text(position: int, item: ContextItem) -> str:
     flags = " pinned" if item.pinned else ""
-    return f"--- [{position}] {item.kind} · {item.tokens} tokens{flags}\n{item.content}\n"
+    kind = terminal_safe(str(item.kind))
+    content = terminal_safe(item.content, keep_line_breaks=True)
+    return f"--- [{position}] {kind} · {item.tokens} tokens{flags}\n{content}\n"
 
 
 def _message_text(message: Any) -> str:
     if not isinstance(message, dict):
-        return f"--- message\n{json.dumps(message, ensure_ascii=False)}\n"
+        return f"--- message\n{terminal_safe(json.dumps(message, ensure_ascii=False))}\n"
     content = message.get("content")
     if content is None:
         text = ""
@@ -149,7 +155,7 @@ def _message_text(message: Any) -> str:
         lines.append(
             f"[tool call {call.get('id', '?') if isinstance(call, dict) else '?'}] {name}({arguments})"
         )
-    return "\n".join(lines) + "\n"
+    return terminal_safe("\n".join(lines), keep_line_breaks=True) + "\n"
 
 
 # ---- batch mode -------------------------------------------------------------------------------
@@ -158,7 +164,7 @@ def _message_text(message: Any) -> str:
 @dataclass(frozen=True, slots=True)
 class _Job:
     line: int
-    record: Any
+    raw: bytes
     default_budget: str | None
     reserve: int
     policy: str
@@ -166,9 +172,12 @@ class _Job:
 
 
 def _run_job(job: _Job) -> str:
-    """One batch line -> one output line; errors are reported in-line so other lines still run."""
+    """One batch line -> one output line; every problem is reported in-line so other lines still run."""
     try:
-        record = job.record
+        if not job.raw.strip():
+            raise CliError("blank line, expected a JSON object with 'items' or 'messages'")
+        text = _input.decode_text(job.raw, "input")
+        record = _input.loads_json(text, "input")
         if not isinstance(record, dict):
             raise CliError("expected a JSON object with 'items' or 'messages'")
         if "budget" in record:
@@ -187,23 +196,40 @@ def _run_job(job: _Job) -> str:
         assert selection.items is not None
         return json.dumps({"items": [item.to_dict() for item in selection.items]}, ensure_ascii=False)
     except (CliError, CupelError) as error:
-        return json.dumps({"error": f"line {job.line}: {error}"}, ensure_ascii=False)
+        # A batch line is one line of JSON: its column is all the position there is.
+        message = str(error).removeprefix("input: ").replace("JSON at line 1, column", "JSON at column", 1)
+        return json.dumps({"error": f"line {job.line}: {message}", "line": job.line}, ensure_ascii=False)
+
+
+def batch_lines(data: bytes) -> list[bytes]:
+    """The physical lines of a batch file (a final newline does not start another line)."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
 
 
 def run_batch(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise CliError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.format != "json":
+        raise CliError("--format does not apply to --batch, which always writes one JSON object per line")
     if args.budget is not None:
         parse_budget(args.budget, args.reserve)  # fail fast on a bad default budget
     pipeline_for(args.policy)  # and on an unknown policy
-    text = read_text(args.batch)
-    records, is_jsonl = parse_json_documents(text, args.batch)
-    if not is_jsonl:
-        records = records if isinstance(records, list) else [records]
+    try:
+        data = _input.read_bytes(args.batch)
+    except _input.InputError as error:
+        raise CliError(str(error)) from None
     jobs = [
-        _Job(number, record, args.budget, args.reserve, args.policy, args.tokenizer)
-        for number, record in enumerate(records, start=1)
+        _Job(number, raw, args.budget, args.reserve, args.policy, args.tokenizer)
+        for number, raw in enumerate(batch_lines(data), start=1)
     ]
+    if not jobs:
+        raise CliError(f"{args.batch}: empty input, expected JSON Lines with one selection per line")
     progress = _Progress(len(jobs)) if sys.stderr.isatty() else None
     failures = 0
     for output in _map(jobs, args.jobs):

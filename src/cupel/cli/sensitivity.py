@@ -17,6 +17,7 @@ from cupel.cli._common import (
     resolve_counter,
     resolve_policy,
 )
+from cupel.cli._terminal import display_width, fit, ljust, terminal_safe
 from cupel.cli.explain import preview
 
 
@@ -44,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     variants = []
     labels: set[str] = set()
     for spec in args.policy:
+        if args.policy.count(spec) > 1:
+            raise CliError(f"--policy {spec} is given more than once; compare different policies")
         label, policy = resolve_policy(spec)
         if label in labels:
             label = spec
@@ -80,16 +83,16 @@ def run(args: argparse.Namespace) -> int:
         "",
     ]
     for label, variant in report.variants:
-        lines.append(f"  {label}: {len(variant.included)} included, {variant.included_tokens:,} tokens")
+        lines.append(
+            f"  {terminal_safe(label)}: {len(variant.included)} included, {variant.included_tokens:,} tokens"
+        )
     if report.diffs:
-        column = max(len(label) for label in labels_in_order)
-        lines += [
-            "",
-            "  " + "  ".join(label.ljust(max(column, 8)) for label in labels_in_order) + "  content",
-        ]
+        shown = [fit(terminal_safe(label), 40) for label in labels_in_order]
+        column = max(8, *(display_width(label) for label in shown))
+        lines += ["", "  " + "  ".join(ljust(label, column) for label in shown) + "  content"]
         for diff in report.diffs:
             marks = "  ".join(
-                ("included" if str(status.value).lower() == "included" else "-").ljust(max(column, 8))
+                ljust("included" if str(status.value).lower() == "included" else "-", column)
                 for _, status in diff.statuses
             )
             lines.append(f"  {marks}  {preview(diff.content, args.width)}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cupel import _input
 from cupel.conformance.builders import (
     VectorError,
     build_budget,
@@ -53,8 +54,19 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise VectorError(
             "reading conformance vectors needs a TOML 1.1 parser: pip install 'pycupel[toml]'"
         ) from None
-    with path.open("rb") as handle:
-        return tomli.load(handle)
+    try:
+        text = _input.read_text(path)
+    except _input.InputError as error:
+        raise VectorError(error.problem) from None
+    try:
+        data: dict[str, Any] = tomli.loads(text)
+    except tomli.TOMLDecodeError as error:
+        raise VectorError(f"invalid TOML: {error}") from None
+    except RecursionError:
+        raise VectorError("invalid TOML: arrays or tables nested too deep") from None
+    except ValueError as error:  # an integer beyond Python's digit limit
+        raise VectorError(f"invalid TOML: {str(error).split(';')[0]}") from None
+    return data
 
 
 def discover_vectors(paths: Iterable[str | Path]) -> list[Path]:

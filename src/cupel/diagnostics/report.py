@@ -5,7 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cupel._wire_format import WireFormat, fail, item_from_dict, item_to_dict, register_codec, require_mapping
+from cupel._wire_format import (
+    WireFormat,
+    fail,
+    item_from_dict,
+    item_to_dict,
+    number_from_wire,
+    number_to_wire,
+    register_codec,
+    require_array,
+    require_count,
+    require_mapping,
+)
 from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, event_from_dict, event_to_dict
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
@@ -58,7 +69,7 @@ class SelectionReport(WireFormat):
 
 
 def _entry_to_dict(item: ContextItem, score: float, reason: dict[str, Any]) -> dict[str, Any]:
-    return {"item": item_to_dict(item), "score": score, "reason": reason}
+    return {"item": item_to_dict(item), "score": number_to_wire(score), "reason": reason}
 
 
 def report_to_dict(report: SelectionReport) -> dict[str, Any]:
@@ -85,36 +96,42 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
     mapping = require_mapping(data, path, "a report")
     try:
         events = tuple(
-            event_from_dict(event, f"{path}.events[{n}]") for n, event in enumerate(mapping["events"])
+            event_from_dict(event, f"{path}.events[{n}]")
+            for n, event in enumerate(require_array(mapping, "events", path))
         )
         included = []
-        for n, entry in enumerate(mapping["included"]):
+        for n, entry in enumerate(require_array(mapping, "included", path)):
             where = f"{path}.included[{n}]"
             entry = require_mapping(entry, where, "an included item")
             included.append(
                 IncludedItem(
                     item_from_dict(ContextItem, entry["item"], f"{where}.item"),
-                    float(entry["score"]),
+                    number_from_wire(entry["score"], f"{where}.score"),
                     InclusionReason.from_dict(entry["reason"]),
                 )
             )
         excluded = []
-        for n, entry in enumerate(mapping["excluded"]):
+        for n, entry in enumerate(require_array(mapping, "excluded", path)):
             where = f"{path}.excluded[{n}]"
             entry = require_mapping(entry, where, "an excluded item")
             reason: ExclusionReason = exclusion_reason_from_dict(entry["reason"])
+            score = number_from_wire(entry["score"], f"{where}.score")
             excluded.append(
-                ExcludedItem(
-                    item_from_dict(ContextItem, entry["item"], f"{where}.item"), float(entry["score"]), reason
+                ExcludedItem(item_from_dict(ContextItem, entry["item"], f"{where}.item"), score, reason)
+            )
+        shortfalls = []
+        if "count_requirement_shortfalls" in mapping:
+            for n, raw in enumerate(require_array(mapping, "count_requirement_shortfalls", path)):
+                where = f"{path}.count_requirement_shortfalls[{n}]"
+                raw = require_mapping(raw, where, "a shortfall")
+                shortfalls.append(
+                    CountRequirementShortfall(
+                        ContextKind(raw["kind"]),
+                        require_count(raw["required_count"], f"{where}.required_count"),
+                        require_count(raw["satisfied_count"], f"{where}.satisfied_count"),
+                    )
                 )
-            )
-        shortfalls = tuple(
-            CountRequirementShortfall(
-                ContextKind(raw["kind"]), int(raw["required_count"]), int(raw["satisfied_count"])
-            )
-            for raw in mapping.get("count_requirement_shortfalls", ())
-        )
-        total_candidates = int(mapping["total_candidates"])
+        total_candidates = require_count(mapping["total_candidates"], f"{path}.total_candidates")
         if total_candidates != len(included) + len(excluded):
             # Every candidate is either included or excluded, exactly once (spec: SelectionReport).
             raise fail(
@@ -127,8 +144,10 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
             included=tuple(included),
             excluded=tuple(excluded),
             total_candidates=total_candidates,
-            total_tokens_considered=int(mapping["total_tokens_considered"]),
-            count_requirement_shortfalls=shortfalls,
+            total_tokens_considered=require_count(
+                mapping["total_tokens_considered"], f"{path}.total_tokens_considered"
+            ),
+            count_requirement_shortfalls=tuple(shortfalls),
         )
     except KeyError as missing:
         raise fail(path, f"missing required field {missing.args[0]!r}") from None

@@ -281,6 +281,6 @@ def load_cases(path: str | Path, counter: CounterLike | None = None) -> list[Eva
 
 def write_cases(path: str | Path, cases: Iterable[EvalCase]) -> None:
     """Write cases as JSON Lines, atomically."""
-    from cupel.eval._files import write_atomic
+    from cupel._atomic import write_atomic
 
     write_atomic(Path(path), "".join(json.dumps(case.to_dict(), ensure_ascii=False) + "\n" for case in cases))

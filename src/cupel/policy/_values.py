@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
+from cupel._floats import to_float
 from cupel.errors import CupelError
 from cupel.model import ContextKind
 from cupel.policy.errors import PolicyFileError
@@ -32,6 +33,8 @@ def _show(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int) and abs(value) >= 10**24:
+        return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, Mapping):
@@ -75,7 +78,7 @@ def _number(
 ) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PolicyFileError(path, f"must be a number, got {_show(value)}")
-    number = float(value)
+    number = to_float(value)
     if not math.isfinite(number):
         raise PolicyFileError(path, f"must be a finite number, got {_show(value)}")
     if above is not None and not number > above:

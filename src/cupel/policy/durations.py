@@ -14,6 +14,8 @@ __all__ = ["format_duration", "parse_duration"]
 
 DURATION_PATTERN = re.compile(r"(?:\d+(?:\.\d+)?(?:us|ms|d|h|m|s))+")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(us|ms|d|h|m|s)")
+_LONGEST = timedelta.max // timedelta(microseconds=1)
+_LONGEST_DAYS = f"{timedelta.max.days:,}"
 _MICROSECONDS = {
     "d": 86_400_000_000,
     "h": 3_600_000_000,
@@ -43,16 +45,24 @@ def parse_duration(value: object, path: str = "duration") -> timedelta:
         )
         if total != total.to_integral_value():
             raise PolicyFileError(path, f"must be a whole number of microseconds, got {_show(value)}")
-        result = timedelta(microseconds=int(total))
+        microseconds = int(total)
     else:
         seconds = _number(value, path, above=0.0)
-        try:
-            result = timedelta(seconds=seconds)
-        except OverflowError:
-            raise PolicyFileError(path, f"is too long, got {_show(value)}") from None
-    if result <= timedelta(0):
-        raise PolicyFileError(path, f"must be greater than zero, got {_show(value)}")
-    return result
+        microseconds = round(Decimal(seconds) * _MICROSECONDS["s"])
+    if microseconds <= 0:
+        if total_is_zero(value):
+            raise PolicyFileError(path, f"must be greater than zero, got {_show(value)}")
+        raise PolicyFileError(path, f"must be at least one microsecond (1us), got {_show(value)}")
+    if microseconds > _LONGEST:
+        raise PolicyFileError(path, f"is too long (at most {_LONGEST_DAYS} days), got {_show(value)}")
+    return timedelta(microseconds=microseconds)
+
+
+def total_is_zero(value: object) -> bool:
+    """Whether a duration as written is zero (rather than positive but below one microsecond)."""
+    if isinstance(value, str):
+        return all(Decimal(number) == 0 for number, _ in _DURATION_PART.findall(value.strip()))
+    return value == 0
 
 
 def format_duration(duration: timedelta) -> str:

@@ -21,8 +21,10 @@ class PolicyFileError(InvalidConfigurationError):
         self.path = path
         self.problem = problem
         self.source = source
-        prefix = f"{source}: " if source else ""
-        super().__init__(f"{prefix}{path or _ROOT}: {problem}")
+        if source:  # a whole-file problem reads "p.toml: invalid TOML ...", not "p.toml: <policy>: ..."
+            super().__init__(f"{source}: {path + ': ' if path else ''}{problem}")
+        else:
+            super().__init__(f"{path or _ROOT}: {problem}")
 
     def with_source(self, source: str) -> PolicyFileError:
         """The same error, naming the file it came from."""

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from cupel import _input
+from cupel._atomic import write_atomic
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.policy._toml_writer import toml_dumps
@@ -199,9 +201,16 @@ def _parse_toml(text: str) -> Any:
                 "reading TOML policy files needs the tomli package: pip install 'pycupel[toml]'"
             ) from None
     try:
+        _input.check_unicode(text, "")
         return module.loads(text)
+    except _input.InputError as error:
+        raise PolicyFileError("", error.problem) from None
     except module.TOMLDecodeError as error:
         raise PolicyFileError("", f"invalid TOML: {error}") from None
+    except RecursionError:
+        raise PolicyFileError("", "invalid TOML: arrays or tables nested too deep") from None
+    except ValueError as error:  # an integer beyond Python's digit limit
+        raise PolicyFileError("", f"invalid TOML: {str(error).split(';')[0]}") from None
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -213,15 +222,11 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _reject_constant(name: str) -> Any:
-    raise PolicyFileError("", f"invalid JSON: {name} is not a number")
-
-
 def _parse_json(text: str) -> Any:
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_reject_constant)
-    except json.JSONDecodeError as error:
-        raise PolicyFileError("", f"invalid JSON: {error}") from None
+        return _input.loads_json(text, "", object_pairs_hook=_no_duplicate_keys)
+    except _input.InputError as error:
+        raise PolicyFileError("", error.problem) from None
 
 
 def loads_policy(
@@ -229,7 +234,10 @@ def loads_policy(
 ) -> Policy:
     """Read a policy from TOML or JSON text; ``format=None`` takes JSON when the text starts with ``{``."""
     if isinstance(text, bytes):
-        text = text.decode("utf-8-sig")
+        try:
+            text = _input.decode_text(text, "")
+        except _input.InputError as error:
+            raise PolicyFileError("", error.problem) from None
     if not isinstance(text, str):
         raise CupelTypeError(f"text must be a str or bytes, got {type(text).__name__}")
     chosen = _sniff(text) if format is None else _check_format(format)
@@ -270,7 +278,12 @@ def load_policy(
     if not isinstance(path_or_text, str | os.PathLike):
         raise CupelTypeError(f"path_or_text must be a path or policy text, got {type(path_or_text).__name__}")
     path = Path(path_or_text)
-    text = path.read_text(encoding="utf-8-sig")
+    with path.open("rb") as handle:  # OSError (a missing file...) propagates as documented
+        data = _input.read_stream(handle, str(path))
+    try:
+        text = _input.decode_text(data, str(path))
+    except _input.InputError as error:
+        raise PolicyFileError("", error.problem, source=str(path)) from None
     if format is None:
         suffix = path.suffix.lower()
         format = "json" if suffix == ".json" else "toml" if suffix == ".toml" else _sniff(text)
@@ -290,14 +303,17 @@ def dump_policy(policy: Policy, format: PolicyFormat = "toml") -> str:
 
 
 def save_policy(policy: Policy, path: str | os.PathLike[str], *, format: PolicyFormat | None = None) -> None:
-    """Write the policy to ``path`` (UTF-8); the format follows the suffix (``.json``), else TOML."""
+    """Write the policy to ``path`` (UTF-8) atomically; the format follows the suffix (``.json``), else TOML.
+
+    The file is replaced in one step: on any failure an existing file is left as it was.
+    """
     target = Path(path)
     chosen = (
         _check_format(format)
         if format is not None
         else ("json" if target.suffix.lower() == ".json" else "toml")
     )
-    target.write_text(dump_policy(policy, chosen), encoding="utf-8")
+    write_atomic(target, dump_policy(policy, chosen))
 
 
 def policy_schema() -> dict[str, Any]:

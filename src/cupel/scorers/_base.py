@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from cupel import _numeric
+from cupel._floats import to_float
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
@@ -27,23 +29,53 @@ class ScorerBase(ABC):
 
 
 def score_items(scorer: Scorer, items: Sequence[ContextItem]) -> list[float]:
-    """Score every item of ``items`` against the whole list, preferring the scorer's ``score_all``."""
+    """Score every item of ``items`` against the whole list, preferring the scorer's ``score_all``.
+
+    A scorer defined outside cupel is checked: one number per item, or a :class:`CupelTypeError` that
+    names the scorer and the item (a string such as ``"0.5"`` or ``None`` is not a score).
+    """
     batch = getattr(scorer, "score_all", None)
+    name = type(scorer).__name__
     if batch is None:
-        return [float(scorer.score(item, items)) for item in items]
-    scores = batch(items)
+        scores: object = [scorer.score(item, items) for item in items]
+        method = "score"
+    else:
+        scores = batch(items)
+        method = "score_all"
+    if _is_builtin(scorer):
+        assert isinstance(scores, list)
+        return scores
+    if not isinstance(scores, Sequence) or isinstance(scores, str | bytes):
+        raise CupelTypeError(f"scorer {name}.{method} must return a list of numbers, got {scores!r:.80}")
     if len(scores) != len(items):
-        raise CupelError(
-            f"{type(scorer).__name__}.score_all returned {len(scores)} scores for {len(items)} items"
-        )
-    return scores if isinstance(scores, list) else list(scores)
+        raise CupelError(f"scorer {name}.{method} returned {len(scores)} scores for {len(items)} items")
+    checked = list(scores)
+    for index, value in enumerate(checked):
+        if type(value) is not float:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise CupelTypeError(
+                    f"scorer {name}.{method} returned {value!r:.40} for item {index} "
+                    f"({_preview(items[index].content)}); a score must be a number"
+                )
+            checked[index] = to_float(value) if isinstance(value, int) else float(value)
+    return checked
+
+
+def _is_builtin(component: object) -> bool:
+    """Built-in components are trusted to honour their protocol; outputs of others are checked."""
+    return type(component).__module__.startswith("cupel.")
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= 30 else flat[:29] + "…")
 
 
 def check_weight(owner: str, name: str, value: object, *, allow_zero: bool) -> float:
     """Validate a configured weight: a finite real number, positive (or non-negative)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CupelTypeError(f"{owner}: {name} must be a number, got {value!r}")
-    weight = float(value)
+    weight = to_float(value)
     if math.isnan(weight) or math.isinf(weight):
         raise InvalidConfigurationError(f"{owner}: {name} must be finite, got {value!r}")
     if weight < 0.0 or (weight == 0.0 and not allow_zero):
@@ -56,7 +88,7 @@ def check_unit_interval(owner: str, name: str, value: object) -> float:
     """Validate a configured score in [0.0, 1.0]."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CupelTypeError(f"{owner}: {name} must be a number, got {value!r}")
-    number = float(value)
+    number = to_float(value)
     if not 0.0 <= number <= 1.0:
         raise InvalidConfigurationError(f"{owner}: {name} must be in [0.0, 1.0], got {value!r}")
     return number

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from cupel import _numeric
@@ -42,10 +43,16 @@ class CompositeScorer(ScorerBase):
             checked.append((scorer, weight))
         if not checked:
             raise InvalidConfigurationError("CompositeScorer: at least one scorer entry is required")
-        total = sum(weight for _, weight in checked)
+        weights = [weight for _, weight in checked]
+        total = sum(weights)
+        if not math.isfinite(total):
+            # Finite weights can overflow as a sum (1e308 + 1e308); only ratios matter, so scale first.
+            largest = max(weights)
+            weights = [weight / largest for weight in weights]
+            total = sum(weights)
         self.entries = tuple(checked)
         self.scorers = tuple(scorer for scorer, _ in checked)
-        self.normalized_weights = tuple(weight / total for _, weight in checked)
+        self.normalized_weights = tuple(weight / total for weight in weights)
         _detect_cycles(self.scorers)
 
     def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:

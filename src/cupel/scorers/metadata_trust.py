@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from cupel._floats import to_float
 from cupel.model import ContextItem
 from cupel.scorers._base import ScorerBase, check_unit_interval
 
@@ -21,7 +22,7 @@ def parse_trust(raw: object) -> float | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int | float):
-        return float(raw)
+        return to_float(raw)  # an integer beyond the float range reads like its digits: infinite
     if isinstance(raw, str) and _DECIMAL.fullmatch(raw):
         return float(raw)
     return None

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from cupel._floats import to_float
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ScoredItem
 from cupel.protocols import Slicer
@@ -26,7 +27,7 @@ def check_percent(owner: str, name: str, value: object) -> float:
     """A finite real number in [0.0, 100.0] (``bool`` rejected)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CupelTypeError(f"{owner}.{name} must be a number, got {value!r}")
-    number = float(value)
+    number = to_float(value)
     if not (math.isfinite(number) and 0.0 <= number <= 100.0):
         raise InvalidConfigurationError(f"{owner}.{name} must be between 0.0 and 100.0, got {value!r}")
     return number
