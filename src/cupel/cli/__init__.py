@@ -1,4 +1,5 @@
-"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, index, conformance, eval."""
+"""The ``cupel`` command line: select, explain, sensitivity, policies, assemble, index, conformance, eval,
+replay."""
 
 from __future__ import annotations
 
@@ -23,7 +24,17 @@ from cupel.cli._terminal import one_line
 from cupel.errors import CupelError
 
 #: The subcommands, each a module of this package with ``register(subcommands)``.
-SUBCOMMANDS = ("select", "explain", "sensitivity", "policies", "assemble", "index", "conformance", "eval")
+SUBCOMMANDS = (
+    "select",
+    "explain",
+    "sensitivity",
+    "policies",
+    "assemble",
+    "index",
+    "conformance",
+    "eval",
+    "replay",
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,120 @@
+"""``cupel replay``: replay policies × budgets over logged sessions on Dask and summarise the outcome."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from cupel._atomic import write_atomic
+from cupel.cli._common import CliError, resolve_policy
+from cupel.errors import CupelError
+
+
+def register(subcommands: Any) -> None:
+    parser = subcommands.add_parser(
+        "replay",
+        help="replay policies and budgets over logged sessions (JSONL or Parquet) on Dask",
+        description=(
+            "Run every logged session (one `cupel select --batch` JSON line each, or a Parquet row) under "
+            "every --policy and --budget, write one row per session, policy and budget, and print a summary. "
+            "Without --scheduler it runs on local processes; needs the dask extra."
+        ),
+    )
+    parser.add_argument(
+        "sessions", nargs="+", metavar="SESSIONS", help="JSONL or Parquet files, directories or globs"
+    )
+    parser.add_argument(
+        "--policy",
+        action="append",
+        metavar="NAME|FILE",
+        help="preset name or policy file (.toml or .json); repeat to compare; default chat",
+    )
+    parser.add_argument(
+        "--budget",
+        action="append",
+        metavar="MAX[:TARGET]",
+        help="token budget; repeat to compare; default each session's own budget",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local[:N]",
+        help="a dask.distributed scheduler address, or local[:N] for a local cluster of N worker processes",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="local processes without --scheduler",
+    )
+    parser.add_argument(
+        "--blocksize",
+        default="32MiB",
+        metavar="BYTES",
+        help="JSONL bytes per partition, e.g. 32MiB (the unit of work and of memory per worker)",
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="per-session rows: .parquet, or JSONL otherwise"
+    )
+    parser.add_argument(
+        "--summary-format",
+        choices=("text", "json", "html"),
+        default="text",
+        help="summary format (default text)",
+    )
+    parser.add_argument(
+        "--summary", metavar="FILE", help="write the summary to FILE instead of standard output"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise CliError(f"--jobs must be at least 1, got {args.jobs}")
+    policies = dict(resolve_policy(spec) for spec in (args.policy or ["chat"]))
+    if len(policies) != len(args.policy or ["chat"]):
+        raise CliError("--policy: two policies have the same name; give each file a different name")
+    try:
+        from cupel.distributed import connect, render_summary, replay, write_results
+        from cupel.distributed.scheduler import parse_scheduler
+
+        parse_scheduler(args.scheduler)
+        blocksize = _blocksize(args.blocksize)
+        budgets = args.budget or [None]
+        with connect(args.scheduler, args.jobs) as runner:
+            result = replay(
+                args.sessions,
+                policies,
+                budgets,
+                client=runner.client,
+                scheduler=runner.scheduler,
+                blocksize=blocksize,
+            )
+            if args.output is not None:
+                write_results(result, args.output)
+    except ImportError as error:
+        raise CliError(str(error)) from None
+    except (ValueError, FileNotFoundError, TypeError) as error:
+        if isinstance(error, CupelError):
+            raise CliError(str(error)) from None
+        raise CliError(str(error).removeprefix("sessions: ")) from None
+    text = render_summary(result.summary, args.summary_format)
+    if args.summary is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(args.summary, text)
+    return 0
+
+
+def _blocksize(text: str) -> int:
+    from cupel.distributed._extra import require
+
+    try:
+        size = int(require("dask.utils").parse_bytes(text))
+    except (ValueError, TypeError):
+        raise CliError(f"--blocksize: expected a size such as 32MiB, got {text!r}") from None
+    if size < 1:
+        raise CliError(f"--blocksize: expected at least 1 byte, got {text!r}")
+    return size

@@ -1,0 +1,179 @@
+"""One logged session: the ``cupel select --batch`` JSON line, read into candidates, budget and gold ids.
+
+A session is an object with ``items`` (context items) or ``messages`` (a chat transcript), and
+optionally ``id`` (the session id) and ``budget`` (``{"maxTokens": ..., "targetTokens": ...}``). An
+item's id is its own ``id`` key (the ``cupel eval`` case format), else its ``metadata["id"]`` when that
+is a string or a whole number, else its position in ``items``; a message's id is its position in the
+transcript. A session with ``gold`` labels is a ``cupel eval`` case and is read by
+:func:`cupel.eval.case_from_dict` (gold ids or indices, optional weights). Anything that cannot be
+read is a :class:`MalformedSession`, which becomes an error row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cupel.errors import CupelError
+from cupel.model import ContextBudget, ContextItem
+
+__all__ = ["MalformedSession", "Session", "parse_session"]
+
+
+class MalformedSession(ValueError):
+    """A session that cannot be read: the message names the field and the value."""
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A parsed session: exactly one of ``items`` and ``messages`` is set."""
+
+    session_id: str
+    items: tuple[ContextItem, ...] | None
+    messages: tuple[Mapping[str, Any], ...] | None
+    budget: ContextBudget | None
+    #: Gold elements (item positions or message indices) and their weights, when labelled.
+    gold: Mapping[int, float] | None
+    #: The id of every candidate item, in input order (items only).
+    item_ids: tuple[str, ...] = ()
+
+
+def item_id(item: ContextItem, index: int) -> str:
+    """``metadata["id"]`` when it is a string or a whole number, else the item's position."""
+    given = item.metadata.get("id")
+    if isinstance(given, str):
+        return given
+    if isinstance(given, int) and not isinstance(given, bool):
+        return str(given)
+    return str(index)
+
+
+def _plain(value: Any) -> Any:
+    """Nested values as JSON-like Python (Parquet gives numpy arrays for lists)."""
+    if isinstance(value, str | bytes | int | float | bool) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): _plain(inner) for key, inner in value.items()}
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist):
+        value = tolist()
+    if isinstance(value, list | tuple):
+        return [_plain(inner) for inner in value]
+    return value
+
+
+def _decoded(value: Any, field: str) -> Any:
+    """A field given as JSON text (a Parquet string column) is parsed; anything else is taken as it is."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8")
+    if isinstance(value, str) and field != "id":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as error:
+            raise MalformedSession(f"{field}: invalid JSON at column {error.colno}: {error.msg}") from None
+    # Lists and dicts came from JSON and are plain already; anything else (numpy arrays from Parquet) is not.
+    return value if isinstance(value, list | dict) else _plain(value)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def session_record(raw: Any) -> dict[str, Any]:
+    """A session's JSON line (text) or record (mapping) as a plain dict; malformed JSON raises."""
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise MalformedSession(f"invalid JSON at column {error.colno}: {error.msg}") from None
+    if not isinstance(raw, Mapping):
+        raise MalformedSession(f"expected a JSON object with 'items' or 'messages', got {_json_type(raw)}")
+    return {str(key): value for key, value in raw.items() if not _missing(value)}
+
+
+def _json_type(value: object) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def session_id_of(record: Mapping[str, Any], default: str) -> str:
+    """The record's ``id`` (a string or whole number) or ``default``."""
+    given = record.get("id")
+    if isinstance(given, str) and given:
+        return given
+    if isinstance(given, int) and not isinstance(given, bool):
+        return str(given)
+    return default
+
+
+def parse_session(record: Mapping[str, Any], session_id: str) -> Session:
+    """Read one session record (from :func:`session_record`); raises :class:`MalformedSession`."""
+    if "id" in record and session_id_of(record, "") == "":
+        raise MalformedSession(f"id: expected a non-empty string or a whole number, got {record['id']!r}")
+    budget = _budget(record)
+    if "gold" in record:
+        return _labelled(record, session_id, budget)
+    if "messages" in record:
+        messages = _decoded(record["messages"], "messages")
+        if not isinstance(messages, list) or not all(
+            isinstance(message, Mapping) and isinstance(message.get("role"), str) for message in messages
+        ):
+            raise MalformedSession("messages: expected an array of {role, content} objects")
+        return Session(session_id, None, tuple(messages), budget, None)
+    if "items" not in record:
+        raise MalformedSession("expected a JSON object with 'items' or 'messages'")
+    data = _decoded(record["items"], "items")
+    if not isinstance(data, list):
+        raise MalformedSession(f"items: expected an array of items, got {_json_type(data)}")
+    from cupel import wire
+
+    items = []
+    ids = []
+    for index, entry in enumerate(data):
+        given = entry.get("id") if isinstance(entry, Mapping) else None
+        if isinstance(entry, Mapping) and "id" in entry:
+            entry = {key: value for key, value in entry.items() if key != "id"}
+        try:
+            item = wire.item_from_dict(entry, f"items[{index}]")
+        except CupelError as error:
+            raise MalformedSession(str(error)) from None
+        items.append(item)
+        ids.append(
+            str(given)
+            if isinstance(given, str | int) and not isinstance(given, bool)
+            else item_id(item, index)
+        )
+    return Session(session_id, tuple(items), None, budget, None, tuple(ids))
+
+
+def _labelled(record: Mapping[str, Any], session_id: str, budget: ContextBudget | None) -> Session:
+    """A session with gold labels, read as a ``cupel eval`` case (one source of truth for the format)."""
+    from cupel.eval import case_from_dict
+
+    case_record = {
+        key: _decoded(value, key) if key in ("items", "messages", "gold") else _plain(value)
+        for key, value in record.items()
+        if key != "budget"
+    }
+    case_record["id"] = session_id
+    try:
+        case = case_from_dict(case_record, f"session {session_id}")
+    except CupelError as error:
+        raise MalformedSession(str(error)) from None
+    if case.items is not None:
+        return Session(session_id, case.items, None, budget, case.gold, case.item_ids)
+    return Session(session_id, None, case.messages, budget, case.gold)
+
+
+def _budget(record: Mapping[str, Any]) -> ContextBudget | None:
+    if "budget" not in record:
+        return None
+    try:
+        return ContextBudget.from_dict(_decoded(record["budget"], "budget"))
+    except CupelError as error:
+        raise MalformedSession(f"budget: {error}") from None
