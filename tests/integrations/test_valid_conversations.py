@@ -290,3 +290,38 @@ def test_aselect_messages_takes_every_strategy_and_stays_valid(strategy: Any) ->
         assert selection.messages == select_messages(items, budget, truncating, strategy=strategy).messages
         kept = list(selection.messages)
         assert_valid(kept, "openai", [str(message["role"]) for message in kept], strategy)
+
+
+def test_summaries_are_placed_after_the_system_message_and_stay_valid() -> None:
+    pytest.importorskip("langgraph")
+    from langchain_core.messages import SystemMessage
+
+    from cupel import CupelTypeError
+    from cupel.integrations.langgraph import pre_model_hook
+
+    messages = lc_transcript()
+    kept = pre_model_hook(200, summarize=True, summary_tokens=30).invoke({"messages": messages})
+    sent = kept["llm_input_messages"]
+    assert sent[0] is messages[0] and isinstance(sent[1], SystemMessage) and sent[1] not in messages
+    assert_valid(sent, "langchain", lc_roles(sent))
+
+    async def count(text: str) -> int:
+        return len(text)
+
+    with pytest.raises(CupelTypeError, match="summarize= needs a synchronous counter"):
+        pre_model_hook(200, counter=count, summarize=True, summary_tokens=30)
+
+
+def test_repair_lets_a_crashed_history_through() -> None:
+    pytest.importorskip("langgraph")
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from cupel.integrations.langgraph import pre_model_hook
+
+    crashed = [*lc_transcript(), HumanMessage("Retry?")]
+    crashed.insert(7, AIMessage("", tool_calls=[{"id": "lost", "name": "weather", "args": {}}]))
+    with pytest.raises(Exception, match="lost"):
+        pre_model_hook(2000).invoke({"messages": crashed})
+    sent = pre_model_hook(2000, on_invalid="repair").invoke({"messages": crashed})["llm_input_messages"]
+    assert crashed[7] not in sent and sent[-1] is crashed[-1]
+    assert_valid(sent, "langchain", lc_roles(sent))

@@ -110,6 +110,9 @@ class Trimmer:
         self.settings = settings
         self.summary_of = summary_of
         chat_settings(self.policy)  # a bad policy fails at construction
+        if settings.summarize not in (None, False) and is_async_counter(counter):
+            # A summary's text is only known after selection, when the async counts are already in.
+            raise CupelTypeError("summarize= needs a synchronous counter; got an async one")
 
     def views(self, messages: Sequence[Any]) -> list[MessageView]:
         return [self.view_of(message, index) for index, message in enumerate(messages)]
