@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cupel.chat.validate import transcript_provider, validate_transcript
+from cupel.chat.validate import Provider, transcript_provider, validate_transcript
 
 __all__ = ["transcript_problems"]
 
@@ -38,7 +38,7 @@ def transcript_problems(messages: Sequence[Mapping[str, Any]], provider: str = "
         problems.append("no user message")
     elif roles[rest[0]] != "user":
         problems.append(f"the conversation starts with {roles[rest[0]]!r}, not a user message")
-    rules = (
+    rules: Provider = (
         "anthropic" if provider == "anthropic" or transcript_provider(messages) == "anthropic" else "openai"
     )
     problems.extend(
