@@ -54,3 +54,26 @@ def test_the_default_strategy_is_named_and_integrations_name_theirs() -> None:
     [root] = roots(lambda: message_trimmer(60, strategy="messages").invoke(messages))
     assert root["cupel.chat.strategy"] == "messages"
     assert root["cupel.policy.name"] == "chat"
+
+
+def test_each_stable_window_turn_is_one_span_saying_whether_it_compacted() -> None:
+    from cupel.chat import StableWindow
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    window = StableWindow(400)
+    with tracing(tracer_provider=provider):
+        first = window.select(TRANSCRIPT[:4])
+        second = window.select(TRANSCRIPT)
+    spans = [span for span in exporter.get_finished_spans() if span.name == "cupel.stable_window"]
+    assert len(spans) == 2
+    attributes = [dict(span.attributes or {}) for span in spans]
+    assert [a["cupel.stable_window.compacted"] for a in attributes] == [first.compacted, second.compacted]
+    assert [a["cupel.result.tokens"] for a in attributes] == [first.tokens, second.tokens]
+    assert [a["cupel.stable_window.prefix"] for a in attributes] == [first.prefix, second.prefix]
+    assert all(
+        a["cupel.chat.strategy"] == "turns" and a["cupel.budget.max_tokens"] == 400 for a in attributes
+    )
+    untraced = StableWindow(400)
+    assert untraced.select(TRANSCRIPT[:4]).messages == first.messages  # tracing changes nothing
