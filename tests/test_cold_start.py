@@ -84,3 +84,44 @@ def test_every_public_name_resolves_and_the_lazy_table_matches_the_type_imports(
                 typed.update({alias.name: statement.module for alias in statement.names})
     assert typed == cupel._LAZY
     assert set(cupel.__all__) >= set(cupel._LAZY)
+
+
+DEFERRED = (
+    "cupel.diagnostics.reasons",
+    "cupel.diagnostics.events",
+    "cupel.diagnostics.trace",
+    "cupel.diagnostics.attribution",
+    "cupel._tracer",
+    "cupel._simulation",
+    "cupel._async",
+    "cupel.slicers._base",
+)
+
+
+def test_import_cupel_and_an_untraced_run_leave_diagnostics_unloaded() -> None:
+    assert not _loaded_after("import cupel") & set(DEFERRED)
+    # The slicers' own module brings the reasons and events they return; tracing stays unloaded.
+    assert not _loaded_after(_run_code(25)) & set(DEFERRED[2:7])
+
+
+def test_a_traced_run_and_the_lazy_diagnostics_names_still_work() -> None:
+    loaded = _loaded_after(
+        "import cupel\n"
+        "items = [cupel.ContextItem(f'item {i % 3}', 10 + i, priority=i) for i in range(6)]\n"
+        "pipeline = cupel.Pipeline(cupel.PriorityScorer(), cupel.GreedySlice(), "
+        "cupel.ChronologicalPlacer())\n"
+        "report = pipeline.dry_run(items, cupel.ContextBudget(30, 30))\n"
+        "assert any(isinstance(entry.reason, cupel.Deduplicated) for entry in report.excluded)\n"
+        "from cupel.diagnostics import Deduplicated\n"
+        "assert Deduplicated is cupel.Deduplicated"
+    )
+    assert {"cupel._tracer", "cupel.diagnostics.reasons", "cupel.diagnostics.report"} <= loaded
+
+
+def test_cli_select_leaves_asyncio_and_tempfile_unloaded() -> None:
+    code = (
+        "import contextlib, io\nfrom cupel.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use'])"
+    )
+    assert not {"asyncio", "tempfile"} & _loaded_after(code)

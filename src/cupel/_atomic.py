@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = ["write_atomic"]
@@ -24,6 +23,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: s
     payload = data.encode(encoding) if isinstance(data, str) else bytes(data)
     target = Path(os.path.realpath(path))  # like open(): write through a symbolic link, not over it
     directory = target.parent
+    import tempfile  # with shutil, random and the compressors: needed only when a file is written
+
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(descriptor, "wb") as handle:

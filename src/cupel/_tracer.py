@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from cupel.diagnostics.trace import (
     TraceDetailLevel,
     TraceEvent,
 )
-from cupel.model import ContextBudget, ContextItem
+from cupel.model import ContextBudget, ContextItem, ScoredItem
 
 __all__ = ["Tracer"]
 
@@ -26,7 +27,12 @@ _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionRea
 
 
 class Tracer:
-    """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
+    """Routes the pipeline's observations to a collector; only built when the collector is enabled.
+
+    The pipeline imports this module, and the diagnostics types, only for a traced run.
+    """
+
+    stages = PipelineStage
 
     __slots__ = (
         "collector",
@@ -130,3 +136,34 @@ class Tracer:
                 self.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
+
+    def included_all(self, placed: list[ContextItem], items: list[ContextItem], scores: list[float]) -> None:
+        """Report every placed item with its inclusion reason."""
+        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
+        for item in placed:
+            score = score_by_id[id(item)]
+            if item.pinned:
+                reason = InclusionReason.PINNED
+            elif item.tokens == 0:
+                reason = InclusionReason.ZERO_TOKEN
+            else:
+                reason = InclusionReason.SCORED
+            self.included(item, score, reason)
+
+    def slice_excluded(
+        self,
+        sorted_scored: list[ScoredItem],
+        sliced: list[ContextItem],
+        slice_exclusions: dict[int, ExclusionReason],
+        attribution: SliceAttribution,
+    ) -> None:
+        """Report every candidate the slicer left out, with the reason :class:`SliceAttribution` gives."""
+        # A multiset: the same instance may appear (and be selected) more than once.
+        selected_ids = Counter(id(item) for item in sliced)
+        for entry in sorted_scored:
+            item = entry.item
+            if selected_ids[id(item)] > 0:
+                selected_ids[id(item)] -= 1
+                continue
+            reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
+            self.excluded(PipelineStage.SLICE, item, entry.score, reason)

@@ -9,32 +9,16 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
-from collections import Counter
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cupel import _async, _numeric, _simulation
+from cupel import _numeric
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
 from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate
 from cupel._score_order import descending_indices, sort_by_score
-from cupel._tracer import Tracer
-from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
-from cupel.diagnostics.reasons import (
-    Deduplicated,
-    ExclusionReason,
-    InclusionReason,
-    NegativeTokens,
-)
-from cupel.diagnostics.trace import (
-    DiagnosticTraceCollector,
-    OverflowEvent,
-    PipelineStage,
-    TraceCollector,
-    TraceDetailLevel,
-)
 from cupel.errors import (
     BudgetOverflowError,
     CupelError,
@@ -45,8 +29,13 @@ from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
 
 if TYPE_CHECKING:
-    # The report module is loaded by the collector that builds a report, not with the pipeline.
+    # Diagnostics, tracing, simulation and the async helpers are imported where a run needs them:
+    # ``Pipeline.run`` without a collector never does, so ``import cupel`` stays small
+    # (docs/spec-notes.md, "Token counting and start-up"; tests/test_cold_start.py).
+    from cupel._tracer import Tracer
+    from cupel.diagnostics.reasons import ExclusionReason
     from cupel.diagnostics.report import SelectionReport
+    from cupel.diagnostics.trace import OverflowEvent, TraceCollector
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -128,6 +117,9 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
+        from cupel._tracer import Tracer
+        from cupel.diagnostics.trace import DiagnosticTraceCollector
+
         tracer = Tracer(collector) if collector.is_enabled else None
         if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
             with collector_paused():  # only this pipeline's and the collector's code build records
@@ -136,6 +128,9 @@ class Pipeline:
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
+        from cupel._tracer import Tracer
+        from cupel.diagnostics.trace import DiagnosticTraceCollector, TraceDetailLevel
+
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
         with collector_paused():
             self._execute(items, budget, Tracer(collector))
@@ -152,6 +147,8 @@ class Pipeline:
         An async source is drained before selection starts. Selection runs inline, or in a worker
         thread for large inputs (see ``docs/python-api.md``, *Async*).
         """
+        from cupel import _async
+
         collected = await _async.collect(items, "items")
         if collector is None:
             return await _async.run_cpu(lambda: self.run(collected, budget), len(collected))
@@ -163,6 +160,8 @@ class Pipeline:
         budget: ContextBudget,
     ) -> SelectionReport:
         """Async :meth:`dry_run`; ``items`` may be an async source, drained before selection starts."""
+        from cupel import _async
+
         collected = await _async.collect(items, "items")
         return await _async.run_cpu(lambda: self.dry_run(collected, budget), len(collected))
 
@@ -177,6 +176,8 @@ class Pipeline:
             # A tracing hook is installed (cupel.otel.tracing): its collector sees this run too.
             extra = sink.pipeline_collector(current_attributes())
             if extra is not None and extra.is_enabled:
+                from cupel._tracer import Tracer
+
                 tracer = Tracer(extra if tracer is None else TeeCollector(tracer.collector, extra))
         if tracer is not None:
             if tracer.observer is not None:
@@ -199,6 +200,8 @@ class Pipeline:
 
         The pinned-budget check of Classify runs here when a budget is given.
         """
+        if tracer is not None:
+            from cupel.diagnostics.reasons import Deduplicated, NegativeTokens
         # Stage 1: Classify. The negative-token check comes before the pinned check.
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
@@ -211,7 +214,7 @@ class Pipeline:
             for item in items:
                 if item.tokens < 0:
                     if tracer is not None:
-                        tracer.excluded(PipelineStage.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
+                        tracer.excluded(tracer.stages.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
                 elif item.pinned:
                     pinned.append(item)
                     pinned_tokens += item.tokens
@@ -220,12 +223,12 @@ class Pipeline:
         if budget is not None:
             check_pinned_budget(pinned_tokens, budget)
         if tracer is not None:
-            tracer.finish(PipelineStage.CLASSIFY, len(items), len(pinned) + len(scoreable))
+            tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
         scores = score_items(self.scorer, scoreable) if scoreable else []
         if tracer is not None:
-            tracer.finish(PipelineStage.SCORE, len(scoreable), len(scoreable))
+            tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
@@ -233,11 +236,11 @@ class Pipeline:
             if tracer is not None:
                 for index, kept in dropped:
                     reason = Deduplicated(scoreable[kept].content)
-                    tracer.excluded(PipelineStage.DEDUPLICATE, scoreable[index], scores[index], reason)
+                    tracer.excluded(tracer.stages.DEDUPLICATE, scoreable[index], scores[index], reason)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
-            tracer.finish(PipelineStage.DEDUPLICATE, len(scoreable), len(survivors))
+            tracer.finish(tracer.stages.DEDUPLICATE, len(scoreable), len(survivors))
 
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = _numeric.order_by_score(scores, survivors)
@@ -286,8 +289,8 @@ class Pipeline:
         if len(placed) != len(items):
             raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(items)}")
         if tracer is not None:
-            self._trace_inclusions(tracer, placed, items, item_scores)
-            tracer.finish(PipelineStage.PLACE, entering_place, len(placed))
+            tracer.included_all(placed, items, item_scores)
+            tracer.finish(tracer.stages.PLACE, entering_place, len(placed))
         return placed
 
     def _slice(
@@ -315,6 +318,8 @@ class Pipeline:
                 f"slicer {type(self.slicer).__name__} returned an item that was not in its input"
             ) from None
         if tracer is not None:
+            from cupel.diagnostics.attribution import SliceAttribution
+
             if len(sliced) < len(sorted_scored):
                 attribution = SliceAttribution.build(
                     effective.target_tokens,
@@ -324,8 +329,8 @@ class Pipeline:
                     sliced_scores,
                     type(self.slicer).__name__,
                 )
-                _trace_slice_exclusions(tracer, sorted_scored, sliced, slice_exclusions, attribution)
-            tracer.finish(PipelineStage.SLICE, len(sorted_scored), len(sliced))
+                tracer.slice_excluded(sorted_scored, sliced, slice_exclusions, attribution)
+            tracer.finish(tracer.stages.SLICE, len(sorted_scored), len(sliced))
         return sliced, sliced_scores
 
     def _handle_overflow(
@@ -341,6 +346,8 @@ class Pipeline:
         if strategy is OverflowStrategy.THROW:
             raise BudgetOverflowError(merged_tokens, target)
         if strategy is OverflowStrategy.PROCEED:
+            from cupel.diagnostics.events import OverflowEvent
+
             event = OverflowEvent(merged_tokens - target, tuple(entry.item for entry in merged), budget)
             if self.on_overflow is not None:
                 self.on_overflow(event)
@@ -364,26 +371,13 @@ class Pipeline:
                 continue
             removed.add(position)
             if tracer is not None:
+                from cupel.diagnostics.attribution import truncation_reason
+
                 # What the items still kept left for this one when it was removed.
                 reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
-                tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
+                tracer.excluded(tracer.stages.PLACE, entry.item, entry.score, reason)
             total -= tokens
         return [entry for position, entry in enumerate(merged) if position not in removed]
-
-    @staticmethod
-    def _trace_inclusions(
-        tracer: Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
-    ) -> None:
-        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
-        for item in placed:
-            score = score_by_id[id(item)]
-            if item.pinned:
-                reason = InclusionReason.PINNED
-            elif item.tokens == 0:
-                reason = InclusionReason.ZERO_TOKEN
-            else:
-                reason = InclusionReason.SCORED
-            tracer.included(item, score, reason)
 
     # Policies live in cupel.policy, which is built on this module: a policy builds its own pipeline
     # (``policy.build_pipeline``), so this layer never imports that one.
@@ -422,29 +416,14 @@ class Pipeline:
         self, items: Sequence[ContextItem], budget: ContextBudget, slack_tokens: int
     ) -> list[ContextItem]:
         """See :func:`cupel.analytics.get_marginal_items` (spec: Budget Simulation, GetMarginalItems)."""
+        from cupel import _simulation
+
         return _simulation.get_marginal_items(self, items, budget, slack_tokens)
 
     def find_min_budget_for(
         self, items: Sequence[ContextItem], target_item: ContextItem, search_ceiling: int
     ) -> int | None:
         """See :func:`cupel.analytics.find_min_budget_for` (spec: Budget Simulation, FindMinBudgetFor)."""
+        from cupel import _simulation
+
         return _simulation.find_min_budget_for(self, items, target_item, search_ceiling)
-
-
-def _trace_slice_exclusions(
-    tracer: Tracer,
-    sorted_scored: list[ScoredItem],
-    sliced: list[ContextItem],
-    slice_exclusions: dict[int, ExclusionReason],
-    attribution: SliceAttribution,
-) -> None:
-    """Report every candidate the slicer left out, with the reason :class:`SliceAttribution` gives."""
-    # A multiset: the same instance may appear (and be selected) more than once.
-    selected_ids = Counter(id(item) for item in sliced)
-    for entry in sorted_scored:
-        item = entry.item
-        if selected_ids[id(item)] > 0:
-            selected_ids[id(item)] -= 1
-            continue
-        reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
-        tracer.excluded(PipelineStage.SLICE, item, entry.score, reason)

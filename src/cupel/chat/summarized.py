@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import inspect
 from collections.abc import Callable, Sequence
@@ -99,6 +98,8 @@ class SummaryPlan:
     def run_sync(self, summarize: Callable[[Sequence[Any]], Any]) -> ChatSelection[Any]:
         result = summarize(self.dropped)
         if inspect.isawaitable(result):
+            import asyncio  # only an async summarizer needs an event loop; the CLI never loads it
+
             try:
                 asyncio.get_running_loop()
             except RuntimeError:

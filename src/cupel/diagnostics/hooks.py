@@ -11,11 +11,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.trace import OverflowEvent, PipelineStage, TraceCollector, TraceDetailLevel, TraceEvent
-from cupel.model import ContextBudget, ContextItem
+if TYPE_CHECKING:
+    # Only for annotations: the pipeline reads the hooks on every run, and a run that is not traced
+    # must not load the diagnostics types (docs/spec-notes.md, "Token counting and start-up").
+    from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+    from cupel.diagnostics.trace import (
+        OverflowEvent,
+        PipelineStage,
+        TraceCollector,
+        TraceDetailLevel,
+        TraceEvent,
+    )
+    from cupel.model import ContextBudget, ContextItem
 
 __all__ = ["TeeCollector", "TraceSink", "active_sink", "current_attributes", "installed", "run_attributes"]
 
@@ -85,9 +94,11 @@ class TeeCollector:
     __slots__ = ("detail_level", "first", "second")
 
     def __init__(self, first: TraceCollector, second: TraceCollector) -> None:
+        from cupel.diagnostics.trace import TraceDetailLevel  # a tee exists only while tracing
+
         self.first = first
         self.second = second
-        self.detail_level = max(
+        self.detail_level: TraceDetailLevel = max(
             getattr(first, "detail_level", TraceDetailLevel.ITEM),
             getattr(second, "detail_level", TraceDetailLevel.ITEM),
         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from decimal import Decimal
 
 from cupel.errors import InvalidConfigurationError
 from cupel.policy._values import _number, _show
@@ -31,6 +30,8 @@ def parse_duration(value: object, path: str = "duration") -> timedelta:
 
     Units: ``d``, ``h``, ``m``, ``s``, ``ms``, ``us``. String durations must be whole microseconds.
     """
+    from decimal import Decimal  # exact unit arithmetic, loaded only when a duration is read
+
     if isinstance(value, str):
         text = value.strip()
         if not DURATION_PATTERN.fullmatch(text):
@@ -60,6 +61,8 @@ def parse_duration(value: object, path: str = "duration") -> timedelta:
 
 def total_is_zero(value: object) -> bool:
     """Whether a duration as written is zero (rather than positive but below one microsecond)."""
+    from decimal import Decimal
+
     if isinstance(value, str):
         return all(Decimal(number) == 0 for number, _ in _DURATION_PART.findall(value.strip()))
     return value == 0
