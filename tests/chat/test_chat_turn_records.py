@@ -1,0 +1,117 @@
+"""The ``"turns"`` fast path (unit records) against the plain reference (one item per unit).
+
+For random provider-valid transcripts, budgets, settings, options and overflow strategies, the fast
+path keeps the same messages with the same tokens as :func:`cupel.chat.whole_turns.select_turns`
+over :func:`cupel.chat.messages_to_items`, or raises the same error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.chat._transcripts import anthropic_transcripts, openai_transcripts
+
+from cupel import OverflowStrategy, Pipeline
+from cupel.chat import ChatOptions, messages_to_items, select_messages, to_messages
+from cupel.chat.whole_turns import select_turns
+from cupel.errors import CupelError
+from cupel.model import ContextBudget
+from cupel.policy import chat, tool_use
+
+EXAMPLES = 150
+
+transcripts = st.one_of(openai_transcripts(), anthropic_transcripts())
+pipelines = st.sampled_from(
+    [
+        Pipeline.from_policy(chat()),
+        Pipeline.from_policy(tool_use()),
+        Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE)),
+        Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.PROCEED)),
+    ]
+)
+options = st.builds(ChatOptions, pin_system=st.booleans(), pin_last_user=st.booleans())
+
+
+def reference(
+    messages: list[dict[str, Any]],
+    budget: int,
+    pipeline: Pipeline,
+    chosen: ChatOptions,
+    keep_first_turn: bool,
+    recent_share: float,
+) -> tuple[list[int], int] | str:
+    try:
+        items = messages_to_items(messages, options=chosen)
+        choice = select_turns(
+            items,
+            ContextBudget(budget, budget),
+            pipeline,
+            keep_first_turn=keep_first_turn,
+            recent_share=recent_share,
+        )
+    except CupelError as error:
+        return f"{type(error).__name__}: {error}"
+    kept = choice.kept_items()
+    by_id = {id(message): index for index, message in enumerate(messages)}
+    return [by_id[id(message)] for message in to_messages(kept)], sum(item.tokens for item in kept)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    transcripts,
+    st.integers(0, 400),
+    pipelines,
+    options,
+    st.booleans(),
+    st.sampled_from([0.0, 0.3, 0.75, 1.0]),
+)
+def test_fast_turns_keep_what_the_reference_keeps(
+    messages: list[dict[str, Any]],
+    budget: int,
+    pipeline: Pipeline,
+    chosen: ChatOptions,
+    keep_first_turn: bool,
+    recent_share: float,
+) -> None:
+    expected = reference(messages, budget, pipeline, chosen, keep_first_turn, recent_share)
+    try:
+        result = select_messages(
+            messages,
+            budget,
+            pipeline,
+            options=chosen,
+            strategy="turns",
+            keep_first_turn=keep_first_turn,
+            recent_share=recent_share,
+        )
+    except CupelError as error:
+        assert expected == f"{type(error).__name__}: {error}"
+        return
+    by_id = {id(message): index for index, message in enumerate(messages)}
+    assert expected == ([by_id[id(message)] for message in result.messages], result.tokens)
+    # The report, built later from unit items, agrees with the messages kept.
+    included = to_messages(result.report)
+    assert [id(message) for message in included] == [id(message) for message in result.messages]
+
+
+def test_overflow_callback_runs_once_even_when_the_report_is_read() -> None:
+    events: list[object] = []
+    preset = Pipeline.from_policy(chat())
+    pipeline = Pipeline(
+        preset.scorer,
+        preset.slicer,
+        preset.placer,
+        overflow_strategy=OverflowStrategy.PROCEED,
+        on_overflow=events.append,
+    )
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "word " * 200},
+    ]
+    result = select_messages(messages, 60, pipeline, strategy="turns")
+    assert result.messages == tuple(messages)
+    assert result.report.included
+    assert len(events) == 1
