@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import NamedTuple
 
 from cupel.chat._choice import available_tokens
 from cupel.chat._parse import SYSTEM_ROLES, ParsedMessage, link_units
@@ -19,7 +20,14 @@ from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_E
 from cupel.chat.options import ChatOptions
 from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import BudgetOverflowError
-from cupel.model import ContextBudget, ContextItem, ContextKind, ContextSource, OverflowStrategy
+from cupel.model import (
+    ContextBudget,
+    ContextItem,
+    ContextKind,
+    ContextSource,
+    OverflowStrategy,
+    _trusted_item,
+)
 from cupel.pipeline import Pipeline
 from cupel.placers import ChronologicalPlacer
 from cupel.tokens.base import CounterLike
@@ -27,8 +35,7 @@ from cupel.tokens.base import CounterLike
 __all__ = ["TurnRecords", "UnitRecord", "select_turn_records", "turn_records"]
 
 
-@dataclass(frozen=True, slots=True)
-class UnitRecord:
+class UnitRecord(NamedTuple):
     """One unit: its message positions (ascending), roles, tokens and whether it is pinned."""
 
     indices: tuple[int, ...]
@@ -58,10 +65,29 @@ def turn_records(
     Counting, linking and their errors come in the same order as the item conversion's.
     """
     costs = parsed_costs(parsed, counter)
+    last_user = max((message.index for message in parsed if message.role == "user"), default=None)
+    if not any(
+        message.calls or message.results or message.function_call is not None or message.function_result
+        for message in parsed
+    ):
+        # No tool calls: every message is a unit of its own (what linking would find, without its cost).
+        return TurnRecords(
+            [
+                UnitRecord(
+                    (message.index,),
+                    (message.role,),
+                    cost,
+                    (options.pin_system and message.role in SYSTEM_ROLES)
+                    or (options.pin_last_user and message.index == last_user),
+                )
+                for message, cost in zip(parsed, costs, strict=True)
+            ],
+            {message.index: message for message in parsed},
+            originals,
+        )
     units = link_units(parsed)
     by_index = {message.index: message for message in parsed}
     tokens = {message.index: cost for message, cost in zip(parsed, costs, strict=True)}
-    last_user = max((message.index for message in parsed if message.role == "user"), default=None)
     records: list[UnitRecord] = []
     for unit in units:
         roles = tuple(by_index[index].role for index in unit)
@@ -101,14 +127,15 @@ def _turn_item(records: TurnRecords, number: int, units: Sequence[UnitRecord]) -
     # A turn holds no system unit, so its kind is a tool output's if any unit has tool messages.
     multi = any(len(unit.indices) > 1 for unit in units)
     parsed = records.parsed
-    return ContextItem(
+    # Valid by construction (renderings are never empty), so built without the constructor's checks.
+    return _trusted_item(
         "\n".join(parsed[index].rendering for unit in units for index in unit.indices),
         sum(unit.tokens for unit in units),
-        kind=ContextKind.TOOL_OUTPUT if multi else ContextKind.MESSAGE,
-        source=ContextSource.CHAT,
-        tags=tuple(dict.fromkeys(role for unit in units for role in unit.roles)),
-        timestamp=SYNTHETIC_EPOCH + timedelta(seconds=units[0].indices[0]),
-        metadata={"cupel:chat.turn": number},
+        ContextKind.TOOL_OUTPUT if multi else ContextKind.MESSAGE,
+        ContextSource.CHAT,
+        tuple(dict.fromkeys(role for unit in units for role in unit.roles)),
+        {"cupel:chat.turn": number},
+        SYNTHETIC_EPOCH + timedelta(seconds=units[0].indices[0]),
     )
 
 
