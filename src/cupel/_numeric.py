@@ -41,12 +41,12 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     np = numpy_module()
     if np is None:
         return None
-    missing = [key is None for key in keys]
+    complete = None not in keys
     try:
-        values = np.array([0 if key is None else key for key in keys], dtype=np.int64)
+        values = np.array(keys if complete else [0 if key is None else key for key in keys], dtype=np.int64)
     except OverflowError:
         return None
-    absent = np.array(missing, dtype=bool)
+    absent = np.zeros(len(keys), dtype=bool) if complete else np.array([key is None for key in keys])
     present = np.sort(values[~absent])
     count = len(present)
     if count <= 1:

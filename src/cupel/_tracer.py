@@ -6,17 +6,39 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.trace import PipelineStage, TraceCollector, TraceDetailLevel, TraceEvent
-from cupel.model import ContextItem
+from cupel._prepared import Prepared
+from cupel.diagnostics.attribution import SliceAttribution
+from cupel.diagnostics.events import item_event
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, budget_exceeded
+from cupel.diagnostics.trace import (
+    DiagnosticTraceCollector,
+    PipelineStage,
+    TraceCollector,
+    TraceDetailLevel,
+    TraceEvent,
+)
+from cupel.model import ContextBudget, ContextItem
 
 __all__ = ["Tracer"]
+
+# The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
+_INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
 
 
 class Tracer:
     """Routes the pipeline's observations to a collector; only built when the collector is enabled."""
 
-    __slots__ = ("collector", "item_events", "observer", "run_end", "stage_started_ns", "stage_wall_ns")
+    __slots__ = (
+        "collector",
+        "item_events",
+        "observer",
+        "on_excluded",
+        "on_included",
+        "record_item",
+        "run_end",
+        "stage_started_ns",
+        "stage_wall_ns",
+    )
 
     def __init__(self, collector: TraceCollector) -> None:
         self.collector = collector
@@ -27,6 +49,20 @@ class Tracer:
         self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
         self.stage_started_ns = 0
         self.stage_wall_ns = 0
+        # Bound once: the per-item calls of a large run. The report-building collector without a
+        # callback keeps every item event as it comes, so its event list is appended to directly.
+        self.record_item: Callable[[TraceEvent], None] | None = None
+        if self.item_events:
+            self.record_item = collector.record_item_event
+            if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
+                self.record_item = collector.events.append
+        observer: Any = self.observer
+        self.on_excluded: Callable[[PipelineStage, ContextItem, float, ExclusionReason], None] | None = (
+            None if observer is None else observer.on_excluded
+        )
+        self.on_included: Callable[[ContextItem, float, InclusionReason], None] | None = (
+            None if observer is None else observer.on_included
+        )
 
     def start(self) -> None:
         self.stage_wall_ns = time.time_ns()
@@ -44,15 +80,53 @@ class Tracer:
     def excluded(
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
-        if self.item_events:
-            self.collector.record_item_event(TraceEvent(stage, 0.0, 1, reason.describe()))
-        if self.observer is not None:
-            self.observer.on_excluded(stage, item, score, reason)
+        if self.record_item is not None:
+            self.record_item(item_event(stage, reason.describe()))
+        if self.on_excluded is not None:
+            self.on_excluded(stage, item, score, reason)
 
     def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        if self.item_events:
-            self.collector.record_item_event(
-                TraceEvent(PipelineStage.PLACE, 0.0, 1, f"{reason.value}: score={score:.6g}")
+        if self.record_item is not None:
+            self.record_item(item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}"))
+        if self.on_included is not None:
+            self.on_included(item, score, reason)
+
+    def slice_by_index(
+        self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
+    ) -> tuple[list[ContextItem], list[float]]:
+        """Stage 5, traced, through the slicer's ``slice_indices_detailed``: the selected items and
+        their scores.
+
+        The same items, scores, reasons and event order as the pipeline's identity-based tracing of
+        ``slice_detailed`` (for distinct instances), without a ScoredItem per candidate. Each index the
+        slicer passed over comes with the tokens remaining then (its BudgetExceeded);
+        :class:`SliceAttribution` decides the reason reported, as for any slicer.
+        """
+        order = prepared.order
+        scoreable = prepared.scoreable
+        scores = prepared.scores
+        tokens = prepared.tokens
+        chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
+        sliced = list(map(scoreable.__getitem__, chosen))
+        sliced_scores = list(map(scores.__getitem__, chosen))
+        if len(sliced) < len(order):
+            attribution = SliceAttribution.build(
+                effective.target_tokens,
+                unpinned_target,
+                prepared.pinned,
+                sliced,
+                sliced_scores,
+                type(slicer).__name__,
             )
-        if self.observer is not None:
-            self.observer.on_included(item, score, reason)
+            remaining_at = dict(skipped)
+            selected = set(chosen)
+            for index in order:
+                if index in selected:
+                    continue
+                item = scoreable[index]
+                score = scores[index]
+                remaining = remaining_at.get(index)
+                explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
+                self.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
+        self.finish(PipelineStage.SLICE, len(order), len(sliced))
+        return sliced, sliced_scores

@@ -79,22 +79,43 @@ class _ReadOnlyMap(Mapping[K, V]):
 _EMPTY_MAP: _ReadOnlyMap[Any, Any] = _ReadOnlyMap()
 
 
+#: How many distinct spellings each case-insensitive name type interns.
+_MAX_INTERNED = 4096
+
+
 class _CaseInsensitiveName(str):
-    """An extensible string value compared and hashed with ASCII case folding."""
+    """An extensible string value compared and hashed with ASCII case folding.
+
+    Values built from the same plain string are one shared object (up to :data:`_MAX_INTERNED`
+    spellings per type), so per-kind work can be done once per distinct object.
+    """
 
     __slots__ = ()
     _label: ClassVar[str] = "name"
+    _interned: ClassVar[dict[str, _CaseInsensitiveName]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._interned = {}
 
     def __new__(cls, value: str) -> _CaseInsensitiveName:
         if type(value) is cls:
             return value
+        # Only plain strings are looked up: other names compare case-insensitively, which would
+        # return a differently spelled value.
+        interned = cls._interned.get(value) if type(value) is str else None
+        if interned is not None:
+            return interned
         if not isinstance(value, str):
             raise CupelTypeError(f"{cls.__name__} must be a string, got {type(value).__name__}")
         if not value.strip():
             raise InvalidConfigurationError(
                 f"{cls.__name__} must be a non-empty, non-whitespace string, got {value!r}"
             )
-        return super().__new__(cls, value)
+        result = super().__new__(cls, value)
+        if type(value) is str and len(cls._interned) < _MAX_INTERNED:
+            cls._interned[value] = result
+        return result
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):

@@ -11,11 +11,13 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _async, _numeric, _simulation
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
-from cupel._prepared import Prepared, check_pinned_budget, checked_items
+from cupel._gc_pause import collector_paused
+from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate
 from cupel._score_order import descending_indices, sort_by_score
 from cupel._tracer import Tracer
 from cupel.diagnostics.attribution import SliceAttribution, truncation_reason
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
 __all__ = ["Pipeline", "compute_effective_budget"]
 
 PINNED_SCORE = 1.0
+_TOKENS = attrgetter("tokens")
+_PINNED = attrgetter("pinned")
 
 
 def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> ContextBudget:
@@ -125,13 +129,17 @@ class Pipeline:
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
         tracer = Tracer(collector) if collector.is_enabled else None
+        if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
+            with collector_paused():  # only this pipeline's and the collector's code build records
+                return self._execute(items, budget, tracer)
         return self._execute(items, budget, tracer)
 
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
-        self._execute(items, budget, Tracer(collector))
-        return collector.build_report()
+        with collector_paused():
+            self._execute(items, budget, Tracer(collector))
+            return collector.build_report()
 
     async def arun(
         self,
@@ -195,15 +203,20 @@ class Pipeline:
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
         pinned_tokens = 0
-        for item in items:
-            if item.tokens < 0:
-                if tracer is not None:
-                    tracer.excluded(PipelineStage.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
-            elif item.pinned:
-                pinned.append(item)
-                pinned_tokens += item.tokens
-            else:
-                scoreable.append(item)
+        tokens: list[int] | None = list(map(_TOKENS, items))
+        if (not tokens or min(tokens) >= 0) and not any(map(_PINNED, items)):
+            scoreable = list(items)  # the common case, decided by C-level passes
+        else:
+            tokens = None
+            for item in items:
+                if item.tokens < 0:
+                    if tracer is not None:
+                        tracer.excluded(PipelineStage.CLASSIFY, item, 0.0, NegativeTokens(item.tokens))
+                elif item.pinned:
+                    pinned.append(item)
+                    pinned_tokens += item.tokens
+                else:
+                    scoreable.append(item)
         if budget is not None:
             check_pinned_budget(pinned_tokens, budget)
         if tracer is not None:
@@ -216,18 +229,11 @@ class Pipeline:
 
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
-            best: dict[str, int] = {}
-            for index, item in enumerate(scoreable):
-                kept = best.get(item.content)
-                if kept is None or scores[index] > scores[kept]:
-                    best[item.content] = index
-            survivors = [index for index, item in enumerate(scoreable) if best[item.content] == index]
-            if tracer is not None and len(survivors) < len(scoreable):
-                for index, item in enumerate(scoreable):
-                    kept = best[item.content]
-                    if kept != index:
-                        reason = Deduplicated(scoreable[kept].content)
-                        tracer.excluded(PipelineStage.DEDUPLICATE, item, scores[index], reason)
+            survivors, dropped = deduplicate(scoreable, scores)
+            if tracer is not None:
+                for index, kept in dropped:
+                    reason = Deduplicated(scoreable[kept].content)
+                    tracer.excluded(PipelineStage.DEDUPLICATE, scoreable[index], scores[index], reason)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
@@ -237,7 +243,7 @@ class Pipeline:
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
             order = descending_indices(survivors, scores)
-        return Prepared(pinned, pinned_tokens, scoreable, scores, order)
+        return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
 
     def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
@@ -252,15 +258,19 @@ class Pipeline:
             scoreable = prepared.scoreable
             scores = prepared.scores
             chosen = slice_indices(prepared.order, prepared.tokens, scores, effective)
-            sliced = [scoreable[index] for index in chosen]
-            sliced_scores = [scores[index] for index in chosen]
+            sliced = list(map(scoreable.__getitem__, chosen))
+            sliced_scores = list(map(scores.__getitem__, chosen))
+        elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
+            # On index lists too: deduplicated candidates are distinct instances (see _slice).
+            unpinned_target = compute_effective_budget(budget, 0).target_tokens
+            sliced, sliced_scores = tracer.slice_by_index(self.slicer, prepared, effective, unpinned_target)
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
         # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
         items = pinned + sliced
         item_scores = [PINNED_SCORE] * len(pinned) + sliced_scores
-        merged_tokens = sum(item.tokens for item in items)
+        merged_tokens = sum(map(_TOKENS, items))
         entering_place = len(items)
         if merged_tokens > budget.target_tokens:
             merged = [ScoredItem(item, score) for item, score in zip(items, item_scores, strict=True)]

@@ -25,8 +25,9 @@ from cupel import (
 from cupel.errors import TableTooLargeError
 from cupel.slicers import KnapsackSlice, is_count_quota_slicer, is_quota_slicer
 from cupel.slicers import knapsack as knapsack_module
+from cupel.slicers._knapsack_dp import _knapsack_bitset, _knapsack_reference, _plan
 from cupel.slicers._knapsack_numpy import _knapsack_numpy
-from cupel.slicers.knapsack import _INT64_MAX, _knapsack_python, _scaled_value, _solve
+from cupel.slicers.knapsack import _INT64_MAX, _scaled_value, _solve
 
 from ._support import budget, contents, scored, scored_lists, spec_knapsack
 
@@ -266,45 +267,91 @@ def test_selection_and_order_equal_the_spec_pseudocode(
     ]
 
 
-dp_inputs = st.integers(min_value=1, max_value=300).flatmap(
-    lambda capacity: st.tuples(
-        st.lists(
-            st.tuples(
-                st.integers(min_value=1, max_value=capacity + 5),
-                st.one_of(st.integers(min_value=0, max_value=10_000), st.sampled_from([0, 1, 5000])),
-            ),
-            max_size=60,
-        ),
-        st.just(capacity),
+def _dp_case(capacity: int) -> st.SearchStrategy[tuple[list[tuple[int, int]], int]]:
+    weights = st.one_of(
+        st.integers(min_value=1, max_value=capacity + 5),
+        st.integers(min_value=1, max_value=max(1, capacity // 8)),
     )
-)
+    values = st.one_of(
+        st.integers(min_value=0, max_value=10_000),
+        st.sampled_from([0, 1, 2, 5000]),
+        st.integers(min_value=0, max_value=2**62),
+    )
+    return st.tuples(st.lists(st.tuples(weights, values), max_size=60), st.just(capacity))
+
+
+def _score_sorted(case: tuple[list[tuple[int, int]], int]) -> tuple[list[tuple[int, int]], int]:
+    """Values non-increasing, as the pipeline's sort passes them: where dominated rows are dropped."""
+    pairs, capacity = case
+    return sorted(pairs, key=lambda pair: pair[1], reverse=True), capacity
+
+
+_any_dp_case = st.integers(min_value=1, max_value=300).flatmap(_dp_case)
+dp_inputs = st.one_of(_any_dp_case, _any_dp_case.map(_score_sorted))
+
+
+def _columns(case: tuple[list[tuple[int, int]], int]) -> tuple[list[int], list[int], int]:
+    pairs, capacity = case
+    return [weight for weight, _ in pairs], [value for _, value in pairs], capacity
 
 
 @settings(max_examples=300)
 @given(dp_inputs)
-def test_numpy_and_python_dp_select_identically(case: tuple[list[tuple[int, int]], int]) -> None:
-    pairs, capacity = case
-    weights = [weight for weight, _ in pairs]
-    values = [value for _, value in pairs]
-    assert _knapsack_numpy(weights, values, capacity) == _knapsack_python(weights, values, capacity)
+def test_bitset_dp_selects_what_the_reference_selects(case: tuple[list[tuple[int, int]], int]) -> None:
+    weights, values, capacity = _columns(case)
+    assert _knapsack_bitset(weights, values, capacity) == _knapsack_reference(weights, values, capacity)
+
+
+@settings(max_examples=300)
+@given(dp_inputs)
+def test_numpy_dp_selects_what_the_reference_selects(case: tuple[list[tuple[int, int]], int]) -> None:
+    weights, values, capacity = _columns(case)
+    if sum(values) > _INT64_MAX:
+        return  # the dispatcher never sends such values to numpy
+    assert _knapsack_numpy(weights, values, capacity) == _knapsack_reference(weights, values, capacity)
 
 
 @settings(max_examples=100)
 @given(dp_inputs)
 def test_dispatch_equals_the_reference_dp(case: tuple[list[tuple[int, int]], int]) -> None:
-    pairs, capacity = case
-    weights = [weight for weight, _ in pairs]
-    values = [value for _, value in pairs]
-    assert _solve(weights, values, capacity) == _knapsack_python(weights, values, capacity)
+    weights, values, capacity = _columns(case)
+    assert _solve(weights, values, capacity) == _knapsack_reference(weights, values, capacity)
 
 
-def test_numpy_and_python_agree_at_benchmark_scale() -> None:
+@settings(max_examples=200)
+@given(dp_inputs)
+def test_dropped_rows_never_set_a_keep_bit(case: tuple[list[tuple[int, int]], int]) -> None:
+    """The plan's premise, checked on the spec's full table: a row it drops is all zeros."""
+    weights, values, capacity = _columns(case)
+    rows = set(_plan(weights, values, capacity).rows)
+    dp = [0] * (capacity + 1)
+    for index, (dw, dv) in enumerate(zip(weights, values, strict=True)):
+        improved = [w for w in range(dw, capacity + 1) if dp[w - dw] + dv > dp[w]]
+        assert index in rows or not improved
+        for w in reversed(improved):
+            dp[w] = dp[w - dw] + dv
+
+
+def test_plan_drops_dominated_rows_only_while_values_do_not_increase() -> None:
+    # Capacity 4: before the third weight-2 item, 2 + 2 > 4 - 2 of earlier no-worse weight; the
+    # fourth item comes after an increase and is kept, the zero-value one is never a row.
+    plan = _plan([2, 2, 2, 2, 1], [9, 8, 7, 8, 0], 4)
+    assert plan.rows == [0, 1, 3]
+    # The lowest capacity the reconstruction can reach: 4 minus the weight of all later rows.
+    assert plan.lows == [0, 2, 4]
+
+
+@pytest.mark.parametrize("candidates", [400, 3000])
+def test_fast_paths_agree_at_benchmark_scale(candidates: int) -> None:
     import random
 
-    rng = random.Random(7)
-    weights = [rng.randint(1, 5) for _ in range(400)]
-    values = [rng.randint(0, 10_000) for _ in range(400)]
-    assert _knapsack_numpy(weights, values, 500) == _knapsack_python(weights, values, 500)
+    rng = random.Random(candidates)
+    weights = [rng.randint(1, 5) for _ in range(candidates)]
+    values = sorted((rng.randint(0, 10_000) for _ in range(candidates)), reverse=True)
+    values[candidates // 2] += 1  # one increase: the plan keeps every later row
+    expected = _knapsack_reference(weights, values, 500)
+    assert _knapsack_numpy(weights, values, 500) == expected
+    assert _knapsack_bitset(weights, values, 500) == expected
 
 
 @pytest.fixture
@@ -334,14 +381,15 @@ def test_keep_table_is_bit_packed(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
     shapes: list[tuple[tuple[int, ...], object]] = []
-    real_zeros = np.zeros
+    real_empty = np.empty
 
-    def recording_zeros(shape: object, dtype: object = float) -> object:
-        result = real_zeros(shape, dtype=dtype)  # type: ignore[call-overload]
+    def recording_empty(shape: object, dtype: object = float) -> object:
+        result = real_empty(shape, dtype=dtype)  # type: ignore[call-overload]
         shapes.append((result.shape, result.dtype))
         return result
 
-    monkeypatch.setattr(np, "zeros", recording_zeros)
+    monkeypatch.setattr(np, "empty", recording_empty)
+    # Values increase every third item, so no row is dropped as dominated.
     _knapsack_numpy([1, 2, 3] * 10, [5, 6, 7] * 10, 999)
     assert ((30, 125), np.dtype(np.uint8)) in shapes  # 30 rows x ceil(1000 / 8) bytes
 

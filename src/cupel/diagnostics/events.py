@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from cupel._trusted import trusted_constructor
 from cupel._wire_format import (
     WireFormat,
     budget_from_dict,
@@ -74,6 +75,14 @@ class CountRequirementShortfall:
     kind: ContextKind
     required_count: int
     satisfied_count: int
+
+
+_make_event = trusted_constructor(TraceEvent)
+
+
+def item_event(stage: PipelineStage, message: str) -> TraceEvent:
+    """``TraceEvent(stage, 0.0, 1, message)`` for one item's decision, without re-validating constants."""
+    return _make_event(stage, 0.0, 1, message)
 
 
 def event_to_dict(event: TraceEvent) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from cupel._trusted import trusted_constructor
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 __all__ = [
@@ -110,6 +111,10 @@ class BudgetExceeded(ExclusionReason):
 
     def details(self) -> str:
         return f"{self.item_tokens} tokens requested, {self.available_tokens} available"
+
+
+#: ``BudgetExceeded(item_tokens, available_tokens)`` for ints the caller took from checked items.
+budget_exceeded = trusted_constructor(BudgetExceeded)
 
 
 @dataclass(frozen=True, slots=True)

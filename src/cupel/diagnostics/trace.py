@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from cupel._score_order import sort_by_score
+from cupel._trusted import trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
@@ -14,7 +16,7 @@ from cupel.model import ContextBudget, ContextItem
 
 if TYPE_CHECKING:
     # Loaded when a report is built (and logging when a callback fails): not at ``import cupel``.
-    from cupel.diagnostics.report import SelectionReport
+    from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 
 
 __all__ = [
@@ -118,6 +120,15 @@ class NullTraceCollector:
         return "NullTraceCollector()"
 
 
+@functools.cache
+def _entry_constructors() -> tuple[Callable[..., IncludedItem], Callable[..., ExcludedItem]]:
+    """Report entries from a run's (item, score, reason) records: values the pipeline produced.
+    Made on first use, as the report module is imported on first use."""
+    from cupel.diagnostics.report import ExcludedItem, IncludedItem
+
+    return trusted_constructor(IncludedItem), trusted_constructor(ExcludedItem)
+
+
 class DiagnosticTraceCollector:
     """Buffers events in order and builds a :class:`~cupel.diagnostics.report.SelectionReport`.
 
@@ -202,14 +213,16 @@ class DiagnosticTraceCollector:
 
     def build_report(self) -> SelectionReport:
         """The report of the run this collector observed."""
-        from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+        from cupel.diagnostics.report import SelectionReport
+
+        included_entry, excluded_entry = _entry_constructors()
 
         # Stable sort: equal scores keep the order in which items were excluded.
         excluded = sort_by_score(self._excluded, lambda entry: entry[1])
         return SelectionReport(
             events=tuple(self.events),
-            included=tuple(IncludedItem(item, score, reason) for item, score, reason in self._included),
-            excluded=tuple(ExcludedItem(item, score, reason) for item, score, reason in excluded),
+            included=tuple(included_entry(*entry) for entry in self._included),
+            excluded=tuple(excluded_entry(*entry) for entry in excluded),
             total_candidates=len(self._candidates),
             total_tokens_considered=sum(item.tokens for item in self._candidates),
             count_requirement_shortfalls=tuple(self._shortfalls),

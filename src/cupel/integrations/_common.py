@@ -68,10 +68,13 @@ def relevance_hints(scores: Sequence[float | None]) -> list[float | None]:
     known = [score for score in scores if score is not None and math.isfinite(score)]
     if all(0.0 <= score <= 1.0 for score in known):
         return [score if score is not None and math.isfinite(score) else None for score in scores]
-    low, high = min(known), max(known)
+    # Halved before subtracting: the span of two finite floats can overflow (1.8e308 - -1.8e308).
+    low, high = min(known) / 2, max(known) / 2
     span = high - low
     return [
-        None if score is None or not math.isfinite(score) else (1.0 if span == 0 else (score - low) / span)
+        None
+        if score is None or not math.isfinite(score)
+        else (1.0 if span == 0 else (score / 2 - low) / span)
         for score in scores
     ]
 

@@ -1,6 +1,7 @@
 """The vectorised KnapsackSlice DP (needs numpy: ``pip install 'pycupel[fast]'``).
 
-Imported lazily by :mod:`cupel.slicers.knapsack`; selects exactly what ``_knapsack_python`` selects.
+Imported lazily by :mod:`cupel.slicers.knapsack`; selects exactly what ``_knapsack_reference``
+(:mod:`cupel.slicers._knapsack_dp`) selects.
 """
 
 from __future__ import annotations
@@ -9,43 +10,68 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cupel.slicers._knapsack_dp import _Plan, _plan
 
-def _knapsack_numpy(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
-    """The spec's DP, one vector update per item; kept indices in reconstruction order.
+#: The ``dp`` rows one block holds is chosen so the block stays about this size (cache-resident).
+_BLOCK_BYTES = 1 << 19
+_MAX_BLOCK_ROWS = 64
 
-    Same contract as ``_knapsack_python``; additionally the sum of positive ``values`` must fit in
-    int64 (the caller checks). The keep table is bit-packed: one row of ``ceil((capacity + 1) / 8)``
-    bytes per item that can be kept, where bit ``j`` of item ``i``'s row is the spec's
-    ``keep[i][j + dw_i]``.
+
+def _knapsack_numpy(
+    weights: Sequence[int], values: Sequence[int], capacity: int, plan: _Plan | None = None
+) -> list[int]:
+    """The spec's DP, two vector operations per planned row; kept indices in reconstruction order.
+
+    Same contract as ``_knapsack_reference``; additionally the sum of positive ``values`` must fit
+    in int64 (the caller checks). Rows are computed into a block of ``dp`` rows: row ``r`` gets
+    ``old[w - dw] + dv`` written from ``max(low, dw)`` up, then the element-wise maximum with ``old``
+    from ``low`` up. Whatever a block line held before is 0 or an earlier row's ``dp`` value at the
+    same capacity, never above ``old`` (``dp`` only grows from row to row), so between ``low`` and
+    ``dw`` that maximum copies ``old``. As ``new[w] = max(old[w], old[w - dw] + dv)``, the spec's
+    ``keep[w]`` (``old[w - dw] + dv > old[w]``) is ``new[w] > old[w]``: one comparison and one
+    bit-packing per block give the keep table, one bit per capacity per row. Bits below a row's
+    ``low`` are meaningless, and the reconstruction never reads them. ``plan`` is ``_plan``'s
+    result for these arguments, when the caller has it.
     """
-    width = capacity + 1
-    rows = [i for i, (dw, dv) in enumerate(zip(weights, values, strict=True)) if dv > 0 and dw <= capacity]
+    rows, lows = _plan(weights, values, capacity) if plan is None else plan
     if not rows:
         return []
-    keep = np.zeros((len(rows), (width + 7) // 8), dtype=np.uint8)
-    dp = np.zeros(width, dtype=np.int64)
-    with_item = np.empty(width, dtype=np.int64)
-    better = np.empty(width, dtype=np.bool_)
-    for row, index in enumerate(rows):
-        dw = weights[index]
-        span = width - dw
-        candidate = with_item[:span]
-        improved = better[:span]
-        old = dp[dw:]
-        # Reads only the old dp values, as the spec's reverse loop does; see _knapsack_python.
-        np.add(dp[:span], values[index], out=candidate)
-        np.greater(candidate, old, out=improved)
-        np.maximum(old, candidate, out=old)
-        packed = np.packbits(improved)
-        keep[row, : packed.size] = packed
+    width = capacity + 1
+    dtype = np.int32 if sum(values[index] for index in rows) < 2**31 else np.int64
+    block = max(1, min(_MAX_BLOCK_ROWS, len(rows), _BLOCK_BYTES // (width * np.dtype(dtype).itemsize)))
+    dp = np.zeros((block + 1, width), dtype=dtype)
+    lines = list(dp)
+    stride = (width + 7) // 8
+    keep = np.empty((len(rows), stride), dtype=np.uint8)
+    row_weights = [weights[index] for index in rows]
+    # numpy scalars: adding a Python int to an array converts it on every call.
+    row_values = list(np.array([values[index] for index in rows], dtype=dtype))
+    add = np.add
+    maximum = np.maximum
+    for start in range(0, len(rows), block):
+        stop = min(len(rows), start + block)
+        old = lines[0]
+        for line, dw, dv, low in zip(
+            lines[1:], row_weights[start:stop], row_values[start:stop], lows[start:stop], strict=False
+        ):
+            if low:
+                first = low if low > dw else dw
+                add(old[first - dw : width - dw], dv, out=line[first:])
+                tail = line[low:]
+                maximum(old[low:], tail, out=tail)
+            else:
+                add(old[: width - dw], dv, out=line[dw:])
+                maximum(old, line, out=line)
+            old = line
+        count = stop - start
+        keep[start:stop] = np.packbits(dp[1 : count + 1] > dp[:count], axis=1)
+        dp[0] = dp[count]
+    packed = keep.tobytes()
     selected: list[int] = []
     remaining = capacity
-    for row in range(len(rows) - 1, -1, -1):
-        index = rows[row]
-        dw = weights[index]
-        if remaining >= dw:
-            bit = remaining - dw
-            if (int(keep[row, bit >> 3]) >> (7 - (bit & 7))) & 1:
-                selected.append(index)
-                remaining -= dw
+    for position in range(len(rows) - 1, -1, -1):
+        # Bit w of a row sits in byte w // 8, most significant bit first (np.packbits' order).
+        if (packed[position * stride + (remaining >> 3)] >> (7 - (remaining & 7))) & 1:
+            selected.append(rows[position])
+            remaining -= row_weights[position]
     return selected

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from cupel._kinds import folded_kinds
 from cupel._score_order import sort_by_score
 from cupel.diagnostics.reasons import ExclusionReason, QuotaCapExceeded
 from cupel.errors import CupelTypeError, InvalidConfigurationError, ScarcityError
@@ -124,8 +125,8 @@ def _count_satisfy(
         entry.kind.folded: [] for entry in entries if entry.require_count > 0
     }
     if partitions:
-        for candidate in scored:
-            bucket = partitions.get(candidate.item.kind.folded)
+        for folded, candidate in zip(folded_kinds(entry.item for entry in scored), scored, strict=True):
+            bucket = partitions.get(folded)
             if bucket is not None:
                 bucket.append(candidate)
     result = _Committed([], set(), 0, {}, [])
@@ -192,14 +193,13 @@ def _residual_pass(
 
 
 def _enforce_caps(
-    candidates: Iterable[ContextItem], entries: tuple[CountQuotaEntry, ...], counts: dict[str, int]
+    candidates: Sequence[ContextItem], entries: tuple[CountQuotaEntry, ...], counts: dict[str, int]
 ) -> tuple[list[ContextItem], list[tuple[ContextItem, ExclusionReason]]]:
     """Phase 3: keep Phase 2 items while their kind is under its cap; ``counts`` starts from Phase 1."""
     by_kind = {entry.kind.folded: entry for entry in entries}
     accepted: list[ContextItem] = []
     excluded: list[tuple[ContextItem, ExclusionReason]] = []
-    for item in candidates:
-        kind = item.kind.folded
+    for kind, item in zip(folded_kinds(candidates), candidates, strict=True):
         count = counts.get(kind, 0)
         entry = by_kind.get(kind)
         if entry is not None and count >= entry.cap_count:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from cupel import _numeric
 from cupel._score_order import descending_indices
-from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
+from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, budget_exceeded
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers._base import SliceOutcome
 
@@ -72,6 +72,16 @@ class GreedySlice:
         selected indices (the pipeline's allocation-free form)."""
         return greedy_select(order, tokens, scores, budget.target_tokens)
 
+    def slice_indices_detailed(
+        self, order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], budget: ContextBudget
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """``slice_detailed`` on parallel lists: the selected indices, and each index left out with the
+        tokens remaining when it was considered (its BudgetExceeded)."""
+        if budget.target_tokens <= 0:
+            return [], [(index, 0) for index in order]
+        skipped: list[tuple[int, int]] = []
+        return greedy_select(order, tokens, scores, budget.target_tokens, skipped), skipped
+
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
         target = budget.target_tokens
         if target <= 0:
@@ -83,7 +93,7 @@ class GreedySlice:
         skipped: list[tuple[int, int]] = []
         chosen = greedy_select(range(len(scored)), tokens, scores, target, skipped)
         exclusions: list[tuple[ContextItem, ExclusionReason]] = [
-            (scored[index].item, BudgetExceeded(tokens[index], remaining)) for index, remaining in skipped
+            (scored[index].item, budget_exceeded(tokens[index], remaining)) for index, remaining in skipped
         ]
         return SliceOutcome(tuple(scored[index].item for index in chosen), tuple(exclusions))
 

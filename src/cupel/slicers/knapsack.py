@@ -1,10 +1,11 @@
 """KnapsackSlice (spec: Slicers, KnapsackSlice).
 
-The DP runs on discretised integers, so its result is exact and platform-independent. Two
-implementations of the same DP live side by side: :func:`_knapsack_python`, the reference and the
-fallback, and ``_knapsack_numpy`` (module ``_knapsack_numpy``, used when the optional ``numpy``
-dependency is installed, ``pip install 'pycupel[fast]'``). Both return the same indices in the same
-order for every input; the test suite checks this.
+The DP runs on discretised integers, so its result is exact and platform-independent. Three
+implementations of the same DP live side by side: ``_knapsack_reference`` (module ``_knapsack_dp``),
+the DP as the spec writes it; ``_knapsack_bitset`` (same module), the pure-Python fast path; and
+``_knapsack_numpy`` (module ``_knapsack_numpy``, used when the optional ``numpy`` dependency is
+installed, ``pip install 'pycupel[fast]'``). All return the same indices in the same order for every
+input; the test suite checks the fast paths against the reference.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import gt
 from typing import ClassVar
 
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, ScoredTooLow
@@ -21,6 +21,7 @@ from cupel.errors import TableTooLargeError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers._base import SliceOutcome
 from cupel.slicers._common import check_int
+from cupel.slicers._knapsack_dp import _knapsack_bitset, _Plan, _plan
 
 __all__ = ["KnapsackSlice"]
 
@@ -30,12 +31,12 @@ SCORE_SCALE = 10000
 MAX_TABLE_CELLS = 50_000_000
 
 _INT64_MAX = 2**63 - 1
-# Below about this many DP cells numpy's per-call overhead outweighs its speed (measured).
-_NUMPY_MIN_CELLS = 128
+# Narrower or smaller tables are as fast in the bit-parallel pure-Python DP as in numpy's, whose
+# per-row cost is mostly call overhead (measured).
+_NUMPY_MIN_CAPACITY = 256
+_NUMPY_MIN_CELLS = 40_000
 
-_FLAG_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
-
-Solver = Callable[[Sequence[int], Sequence[int], int], list[int]]
+Solver = Callable[[Sequence[int], Sequence[int], int, _Plan | None], list[int]]
 
 
 def _scaled_value(score: float) -> int:
@@ -52,40 +53,6 @@ def _scaled_value(score: float) -> int:
     return int(scaled)  # truncation is floor for positive numbers
 
 
-def _knapsack_python(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
-    """The spec's 1-D DP with a keep table; returns the kept indices in reconstruction order.
-
-    ``weights`` are discretised (``>= 1``), ``values`` scaled, ``capacity >= 1``. For each item the
-    spec's reverse loop ``for w <- capacity downto dw`` only ever reads ``dp`` entries below ``w``
-    that this item has not yet written, so it equals one update over the shifted *old* array:
-    ``with = old[w - dw] + dv``, ``keep[w] = with > old[w]``, ``dp[w] = max(with, old[w])``. Items
-    that cannot fit (``dw > capacity``) or carry no value never set a keep bit -- ``dp`` is
-    non-decreasing in ``w``, so ``dp[w - dw] + 0 > dp[w]`` is impossible -- and are skipped.
-    Each keep row is an int used as a bit set (bit ``w - dw`` is the spec's ``keep[i][w]``), so the
-    table takes about one bit per cell, as the numpy path's packed rows do.
-    """
-    dp = [0] * (capacity + 1)
-    keep: list[int | None] = [None] * len(weights)
-    for index, (dw, dv) in enumerate(zip(weights, values, strict=True)):
-        if dw > capacity or dv <= 0:
-            continue
-        with_item = [value + dv for value in dp[: capacity + 1 - dw]]
-        old = dp[dw:]
-        flags = bytes(map(gt, with_item, old))
-        # Reversed so that flag 0 becomes the least significant bit.
-        keep[index] = int(flags.translate(_FLAG_DIGITS)[::-1], 2)
-        dp[dw:] = map(max, with_item, old)
-    selected: list[int] = []
-    remaining = capacity
-    for index in range(len(weights) - 1, -1, -1):
-        row = keep[index]
-        dw = weights[index]
-        if row is not None and remaining >= dw and (row >> (remaining - dw)) & 1:
-            selected.append(index)
-            remaining -= dw
-    return selected
-
-
 @functools.cache
 def _numpy_solver() -> Solver | None:
     """The vectorised DP, or None when numpy is not installed."""
@@ -98,17 +65,22 @@ def _numpy_solver() -> Solver | None:
 
 def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
     """The DP's selection (indices in reconstruction order), by the fastest exact route."""
-    usable = [i for i, (dw, dv) in enumerate(zip(weights, values, strict=True)) if dv > 0 and dw <= capacity]
-    if sum(weights[i] for i in usable) <= capacity:
-        # Everything that can contribute fits at once. Then at every step of the reconstruction the
-        # remaining capacity covers all earlier usable items, so dp[remaining - dw] + dv > dp[remaining]
-        # holds for exactly the usable items: the DP would select every one of them, last first.
-        return usable[::-1]
-    if len(usable) * (capacity + 1) >= _NUMPY_MIN_CELLS and sum(values[i] for i in usable) <= _INT64_MAX:
+    plan = _plan(weights, values, capacity)
+    rows = plan.rows
+    if sum(map(weights.__getitem__, rows)) <= capacity:
+        # Every row fits at once. Then at every step of the reconstruction the remaining capacity
+        # covers all earlier rows, so dp[remaining - dw] + dv > dp[remaining] holds for exactly the
+        # rows (the others never set a keep bit): the DP would select every one of them, last first.
+        return rows[::-1]
+    if (
+        capacity >= _NUMPY_MIN_CAPACITY
+        and len(rows) * (capacity + 1) >= _NUMPY_MIN_CELLS
+        and sum(map(values.__getitem__, rows)) <= _INT64_MAX
+    ):
         solver = _numpy_solver()
         if solver is not None:
-            return solver(weights, values, capacity)
-    return _knapsack_python(weights, values, capacity)
+            return solver(weights, values, capacity, plan)
+    return _knapsack_bitset(weights, values, capacity, plan)
 
 
 def _explain_unselected(

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cupel._kinds import folded_kinds
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextKind, ScoredItem
@@ -233,8 +234,8 @@ class QuotaSlice:
             return SliceOutcome(())
         target = budget.target_tokens
         partitions: dict[str, list[ScoredItem]] = {}
-        for entry in scored:
-            partitions.setdefault(entry.item.kind.folded, []).append(entry)
+        for folded, entry in zip(folded_kinds(entry.item for entry in scored), scored, strict=True):
+            partitions.setdefault(folded, []).append(entry)
         mass = {kind: sum(entry.item.tokens for entry in items) for kind, items in partitions.items()}
         kind_budgets = _distribute_budget(mass, target, self.quotas)
 

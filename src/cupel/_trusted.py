@@ -1,0 +1,57 @@
+"""Constructors for frozen slots dataclasses that skip ``__init__`` and its validation.
+
+For records the library builds itself from values it has already checked -- per-item trace events,
+reasons and report entries of a report-building run -- where validation would cost as much as the
+record. Each field is set through its slot descriptor, which a frozen dataclass's ``__setattr__``
+does not guard. The result equals what the validating constructor builds (tests compare them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["trusted_constructor"]
+
+T = TypeVar("T")
+
+
+def trusted_constructor(cls: type[T]) -> Callable[..., T]:
+    """``cls(*values)`` without ``__init__``: every field, positionally, in declaration order."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    setters = [cls.__dict__[field.name].__set__ for field in fields]
+    new = object.__new__
+    # Fixed arities avoid a loop per record; these are all the library needs (2 to 4 fields).
+    if len(setters) == 2:
+        set_a, set_b = setters
+
+        def make2(a: Any, b: Any) -> T:
+            record: T = new(cls)
+            set_a(record, a)
+            set_b(record, b)
+            return record
+
+        return make2
+    if len(setters) == 3:
+        set_a, set_b, set_c = setters
+
+        def make3(a: Any, b: Any, c: Any) -> T:
+            record: T = new(cls)
+            set_a(record, a)
+            set_b(record, b)
+            set_c(record, c)
+            return record
+
+        return make3
+    set_a, set_b, set_c, set_d = setters
+
+    def make4(a: Any, b: Any, c: Any, d: Any) -> T:
+        record: T = new(cls)
+        set_a(record, a)
+        set_b(record, b)
+        set_c(record, c)
+        set_d(record, d)
+        return record
+
+    return make4

@@ -1,0 +1,150 @@
+"""The report-building run's fast paths: identical reports, no reference cycles, the collector state kept."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
+
+from cupel import (
+    ContextBudget,
+    ContextItem,
+    DiagnosticTraceCollector,
+    GreedySlice,
+    Pipeline,
+    ScoredItem,
+    TraceDetailLevel,
+    TraceEvent,
+)
+from cupel._gc_pause import collector_paused
+from cupel.diagnostics.events import PipelineStage, item_event
+from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, budget_exceeded
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.model import ContextBudget as Budget
+from cupel.slicers._base import SliceOutcome
+
+
+class _ScoredListGreedy:
+    """GreedySlice through the Slicer protocol only (scored lists, no index-list methods): the
+    pipeline then explains it the general way, by matching items by identity."""
+
+    def __init__(self) -> None:
+        self._inner = GreedySlice()
+
+    def slice(self, scored: Sequence[ScoredItem], budget: Budget) -> list[ContextItem]:
+        return self._inner.slice(scored, budget)
+
+    def slice_detailed(self, scored: Sequence[ScoredItem], budget: Budget) -> SliceOutcome:
+        return self._inner.slice_detailed(scored, budget)
+
+
+# The reports name the slicer (Filtered); the stand-in answers to GreedySlice's name.
+_ScoredListGreedy.__name__ = "GreedySlice"
+
+
+def _without_timings(report: SelectionReport) -> SelectionReport:
+    events = tuple(replace(event, duration_ms=0.0) for event in report.events)
+    return replace(report, events=events)
+
+
+@settings(max_examples=120, deadline=None)
+@given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES[:3]))
+def test_index_list_explanations_equal_the_identity_based_ones(
+    items: list[ContextItem], budget: ContextBudget, sample: Pipeline
+) -> None:
+    general = Pipeline(
+        sample.scorer,
+        _ScoredListGreedy(),
+        sample.placer,
+        deduplication=sample.deduplication,
+        overflow_strategy=sample.overflow_strategy,
+    )
+    try:
+        expected = general.dry_run(items, budget)
+    except Exception as error:  # the same error either way
+        with pytest.raises(type(error)):
+            sample.dry_run(items, budget)
+        return
+    actual = sample.dry_run(items, budget)
+    assert _without_timings(actual).to_json() == _without_timings(expected).to_json()
+    assert [entry.item for entry in actual.excluded] == [entry.item for entry in expected.excluded]
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=-(10**6), max_value=10**6))
+def test_trusted_records_equal_validated_ones(tokens: int, available: int) -> None:
+    assert budget_exceeded(tokens, available) == BudgetExceeded(tokens, available)
+    message = BudgetExceeded(tokens, available).describe()
+    assert item_event(PipelineStage.SLICE, message) == TraceEvent(PipelineStage.SLICE, 0.0, 1, message)
+
+
+def test_report_entries_are_the_dataclasses_themselves() -> None:
+    item = ContextItem("x", 10)
+    report = Pipeline(SAMPLE_PIPELINES[0].scorer, GreedySlice(), SAMPLE_PIPELINES[0].placer).dry_run(
+        [item, ContextItem("y", 500)], ContextBudget(100, 100)
+    )
+    assert report.included == (IncludedItem(item, report.included[0].score, InclusionReason.SCORED),)
+    assert type(report.excluded[0]) is ExcludedItem
+    assert report.excluded[0].reason == BudgetExceeded(500, 90)
+
+
+def _sample_items(count: int) -> list[ContextItem]:
+    return [ContextItem(f"item {index}", 10 + index % 50, priority=index % 7) for index in range(count)]
+
+
+@pytest.mark.parametrize("sample", SAMPLE_PIPELINES, ids=lambda pipeline: type(pipeline.slicer).__name__)
+def test_report_building_leaves_no_reference_cycles(sample: Pipeline) -> None:
+    items = _sample_items(300)
+    budget = ContextBudget(3000, 2000)
+    gc.collect()
+    gc.disable()
+    try:
+        report = sample.dry_run(items, budget)
+        collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
+        sample.run_traced(items, budget, collector)
+        del report, collector
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_collector_state_is_restored_after_runs_and_errors() -> None:
+    pipeline = SAMPLE_PIPELINES[0]
+    items = _sample_items(50)
+    assert gc.isenabled()
+    pipeline.dry_run(items, ContextBudget(500, 400))
+    assert gc.isenabled()
+    with pytest.raises(TypeError):
+        pipeline.dry_run([*items, "not an item"], ContextBudget(500, 400))  # type: ignore[list-item]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        pipeline.dry_run(items, ContextBudget(500, 400))
+        assert not gc.isenabled()  # a disabled collector stays disabled
+    finally:
+        gc.enable()
+
+
+def test_overlapping_pauses_restore_the_state_once_the_last_ends() -> None:
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with collector_paused():
+            entered.set()
+            release.wait(5)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    entered.wait(5)
+    with collector_paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other run is still going
+    release.set()
+    worker.join()
+    assert gc.isenabled()
