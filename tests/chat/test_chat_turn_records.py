@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.chat._transcripts import anthropic_transcripts, openai_transcripts
+from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages, to_messages
@@ -115,3 +115,33 @@ def test_overflow_callback_runs_once_even_when_the_report_is_read() -> None:
     assert result.messages == tuple(messages)
     assert result.report.included
     assert len(events) == 1
+
+
+@settings(max_examples=EXAMPLES // 3, deadline=None)
+@given(openai_transcripts(), st.integers(0, 400), pipelines, st.booleans())
+def test_fast_turns_on_langchain_messages_keep_what_the_reference_keeps(
+    messages: list[dict[str, Any]], budget: int, pipeline: Pipeline, keep_first_turn: bool
+) -> None:
+    from cupel.chat.langchain import messages_to_items as langchain_items
+    from cupel.chat.langchain import select_messages as select_langchain
+
+    converted = to_langchain(messages)
+    by_id = {id(message): index for index, message in enumerate(converted)}
+    try:
+        items = langchain_items(converted)
+        choice = select_turns(items, ContextBudget(budget, budget), pipeline, keep_first_turn=keep_first_turn)
+        kept = choice.kept_items()
+        expected: object = (
+            [by_id[id(message)] for message in to_messages(kept)],
+            sum(item.tokens for item in kept),
+        )
+    except CupelError as error:
+        expected = f"{type(error).__name__}: {error}"
+    try:
+        result = select_langchain(
+            converted, budget, pipeline, strategy="turns", keep_first_turn=keep_first_turn
+        )
+    except CupelError as error:
+        assert expected == f"{type(error).__name__}: {error}"
+        return
+    assert expected == ([by_id[id(message)] for message in result.messages], result.tokens)
