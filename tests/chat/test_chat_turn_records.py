@@ -145,3 +145,21 @@ def test_fast_turns_on_langchain_messages_keep_what_the_reference_keeps(
         assert expected == f"{type(error).__name__}: {error}"
         return
     assert expected == ([by_id[id(message)] for message in result.messages], result.tokens)
+
+
+def test_a_trusted_item_has_the_fields_the_validating_constructor_gives() -> None:
+    from dataclasses import fields
+    from datetime import UTC, datetime
+
+    from cupel.model import ContextItem, ContextKind, ContextSource, _trusted_item
+
+    stamp = datetime(2000, 1, 1, 0, 0, 5, tzinfo=UTC)
+    metadata = {"cupel:chat.turn": 3}
+    trusted = _trusted_item(
+        "[1] user: hi", 7, ContextKind.MESSAGE, ContextSource.CHAT, ("user",), metadata, stamp
+    )
+    checked = ContextItem(
+        "[1] user: hi", 7, kind="Message", source="Chat", tags=("user",), metadata=metadata, timestamp=stamp
+    )
+    for field in fields(ContextItem):
+        assert getattr(trusted, field.name) == getattr(checked, field.name), field.name
