@@ -336,36 +336,6 @@ class ContextItem(WireFormat):
 _ITEM_FIELDS = frozenset(f.name for f in dataclasses.fields(ContextItem) if not f.name.startswith("_"))
 
 
-def _trusted_item(
-    content: str,
-    tokens: int,
-    kind: ContextKind,
-    source: ContextSource,
-    tags: tuple[str, ...],
-    metadata: Mapping[str, Any],
-    timestamp: datetime,
-) -> ContextItem:
-    """An unpinned ContextItem built without validation, for callers whose values are valid by
-    construction (non-empty content, int tokens, enum members, a tuple of str tags, an aware
-    timestamp). Chat selection builds one per older turn, where validation would dominate its time.
-    """
-    item = object.__new__(ContextItem)
-    setter = object.__setattr__
-    setter(item, "content", content)
-    setter(item, "tokens", tokens)
-    setter(item, "kind", kind)
-    setter(item, "source", source)
-    setter(item, "priority", None)
-    setter(item, "tags", tags)
-    setter(item, "metadata", _ReadOnlyMap(metadata))
-    setter(item, "timestamp", timestamp)
-    setter(item, "future_relevance_hint", None)
-    setter(item, "pinned", False)
-    setter(item, "original_tokens", None)
-    setter(item, "_timestamp_us", epoch_microseconds(timestamp))
-    return item
-
-
 @dataclass(frozen=True, slots=True, init=False)
 class ContextBudget(WireFormat):
     """Token budget constraints, validated at construction (spec: ContextBudget)."""

@@ -26,7 +26,7 @@ from cupel.chat.repair import repair_links
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
 from cupel.chat.summarized import plan_summary
-from cupel.chat.turn_records import select_turn_records, turn_records
+from cupel.chat.turn_records import select_turns_fast
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.hooks import run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
@@ -168,45 +168,6 @@ def select_units(
     messages = to_messages(kept, system_first=system_first)
     tokens = sum(item.tokens for item in kept)
     return ChatSelection(tuple(messages), lambda: choice.report(pipeline.scorer), tokens=tokens)
-
-
-def select_turns_fast(
-    parsed: Sequence[ParsedMessage],
-    originals: Sequence[Any],
-    budget: ContextBudget,
-    pipeline: Pipeline,
-    settings: ChatSettings,
-    *,
-    counter: CounterLike | None,
-    options: ChatOptions,
-    to_items: Callable[[], list[ContextItem]],
-) -> ChatSelection[Any]:
-    """The ``"turns"`` strategy on unit records; the report, when read, comes from the unit items.
-
-    ``parsed`` holds every message parsed with its rendering; ``to_items`` converts the transcript
-    into one item per unit (as :func:`select_units` takes them), for the report only.
-    """
-    records = turn_records(parsed, originals, counter=counter, options=options)
-    kept, tokens = select_turn_records(
-        records,
-        budget,
-        pipeline,
-        keep_first_turn=settings.keep_first_turn,
-        recent_share=settings.recent_share,
-    )
-
-    def report() -> SelectionReport:
-        choice = select_turns(
-            to_items(),
-            budget,
-            pipeline,
-            keep_first_turn=settings.keep_first_turn,
-            recent_share=settings.recent_share,
-            notify=False,
-        )
-        return choice.report(pipeline.scorer)
-
-    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
 
 
 def select_window(

@@ -9,15 +9,18 @@ and unpinned system units that compete by score. The property tests run both on 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import NamedTuple
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 
 from cupel.chat._choice import available_tokens
 from cupel.chat._parse import SYSTEM_ROLES, ParsedMessage, link_units
 from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, parsed_costs
 from cupel.chat.options import ChatOptions
+from cupel.chat.selection import ChatSelection
+from cupel.chat.whole_turns import select_turns
+from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import BudgetOverflowError
 from cupel.model import (
@@ -26,13 +29,15 @@ from cupel.model import (
     ContextKind,
     ContextSource,
     OverflowStrategy,
-    _trusted_item,
+    _ReadOnlyMap,
+    epoch_microseconds,
 )
 from cupel.pipeline import Pipeline
 from cupel.placers import ChronologicalPlacer
+from cupel.policy.chat_settings import ChatSettings
 from cupel.tokens.base import CounterLike
 
-__all__ = ["TurnRecords", "UnitRecord", "select_turn_records", "turn_records"]
+__all__ = ["TurnRecords", "UnitRecord", "select_turn_records", "select_turns_fast", "turn_records"]
 
 
 class UnitRecord(NamedTuple):
@@ -120,6 +125,36 @@ def _unit_item(records: TurnRecords, unit: UnitRecord) -> ContextItem:
         timestamp=SYNTHETIC_EPOCH + timedelta(seconds=unit.indices[0]),
         pinned=unit.pinned,
     )
+
+
+def _trusted_item(
+    content: str,
+    tokens: int,
+    kind: ContextKind,
+    source: ContextSource,
+    tags: tuple[str, ...],
+    metadata: Mapping[str, Any],
+    timestamp: datetime,
+) -> ContextItem:
+    """An unpinned ContextItem built without validation, from values valid by construction (non-empty
+    content, int tokens, enum members, a tuple of str tags, an aware timestamp): one per older turn,
+    where validation would dominate the strategy's time.
+    """
+    item = object.__new__(ContextItem)
+    setter = object.__setattr__
+    setter(item, "content", content)
+    setter(item, "tokens", tokens)
+    setter(item, "kind", kind)
+    setter(item, "source", source)
+    setter(item, "priority", None)
+    setter(item, "tags", tags)
+    setter(item, "metadata", _ReadOnlyMap(metadata))
+    setter(item, "timestamp", timestamp)
+    setter(item, "future_relevance_hint", None)
+    setter(item, "pinned", False)
+    setter(item, "original_tokens", None)
+    setter(item, "_timestamp_us", epoch_microseconds(timestamp))
+    return item
 
 
 def _turn_item(records: TurnRecords, number: int, units: Sequence[UnitRecord]) -> ContextItem:
@@ -268,3 +303,42 @@ def _overflow(
         used += tokens
     keep(latest[:cut])
     return remaining - used
+
+
+def select_turns_fast(
+    parsed: Sequence[ParsedMessage],
+    originals: Sequence[Any],
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    counter: CounterLike | None,
+    options: ChatOptions,
+    to_items: Callable[[], list[ContextItem]],
+) -> ChatSelection[Any]:
+    """The ``"turns"`` strategy on unit records; the report, when read, comes from the unit items.
+
+    ``parsed`` holds every message parsed with its rendering; ``to_items`` converts the transcript
+    into one item per unit (as :func:`cupel.chat.select.select_units` takes them), for the report only.
+    """
+    records = turn_records(parsed, originals, counter=counter, options=options)
+    kept, tokens = select_turn_records(
+        records,
+        budget,
+        pipeline,
+        keep_first_turn=settings.keep_first_turn,
+        recent_share=settings.recent_share,
+    )
+
+    def report() -> SelectionReport:
+        choice = select_turns(
+            to_items(),
+            budget,
+            pipeline,
+            keep_first_turn=settings.keep_first_turn,
+            recent_share=settings.recent_share,
+            notify=False,
+        )
+        return choice.report(pipeline.scorer)
+
+    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
