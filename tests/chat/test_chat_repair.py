@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from cupel import InvalidConfigurationError
-from cupel.chat import OrphanedToolResult, UnansweredToolCall, select_messages, validate_transcript
+from cupel.chat import (
+    OrphanedToolResult,
+    UnansweredToolCall,
+    aselect_messages,
+    select_messages,
+    validate_transcript,
+)
 
 
 def calls(*ids: str) -> dict[str, Any]:
@@ -114,3 +121,22 @@ def test_repair_with_langchain_messages() -> None:
     orphan = [HumanMessage("q"), ToolMessage("r", tool_call_id="z"), AIMessage("a")]
     assert select_langchain(broken, 1000, on_invalid="repair").messages == (broken[0],)
     assert select_langchain(orphan, 1000, on_invalid="repair").messages == (orphan[0], orphan[2])
+
+
+class _AsyncLength:
+    """An async counter: one token per four characters."""
+
+    async def acount(self, text: str) -> int:
+        return len(text) // 4
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("counter", [None, _AsyncLength()], ids=["sync", "async"])
+def test_aselect_repairs_a_broken_history(name: str, counter: object) -> None:
+    messages, expected = CASES[name]
+    with pytest.raises(InvalidConfigurationError):
+        asyncio.run(aselect_messages(messages, 10_000, counter=counter))  # type: ignore[arg-type]
+    repaired = asyncio.run(aselect_messages(messages, 10_000, counter=counter, on_invalid="repair"))  # type: ignore[arg-type]
+    kept = {id(message) for message in repaired.messages}
+    assert [index for index, message in enumerate(messages) if id(message) not in kept] == sorted(expected)
+    assert validate_transcript(list(repaired.messages), "openai") == []

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from cupel import _async
-from cupel.chat.convert import messages_to_items
+from cupel.chat.convert import message_token_counts
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, ChatSelection, plan_messages
 from cupel.model import ContextBudget
@@ -34,8 +34,10 @@ async def aselect_messages(
     transcripts (see ``docs/python-api.md``, *Async*).
     """
     collected: list[MessageT] = await _async.collect(messages, "messages")
+    # Every message's texts, counted without linking tool calls: a broken history reaches selection,
+    # which raises on it or (on_invalid="repair") repairs it.
     sync_counter = await counted_in_advance(
-        lambda recorder: messages_to_items(collected, counter=recorder, options=options), counter
+        lambda recorder: message_token_counts(collected, counter=recorder, options=options), counter
     )
     planned = await _async.run_cpu(
         lambda: plan_messages(collected, budget, policy, sync_counter, options=options, **select_options),

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_message
-from cupel.chat.convert import build_items, message_costs, to_messages
+from cupel.chat.convert import _resolve_options, build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import (
     SETTING_KEYWORDS,
@@ -24,6 +24,7 @@ from cupel.chat.select import (
     check_on_invalid,
     policy_name,
     select_repaired,
+    select_turns_fast,
     select_units,
     select_window,
 )
@@ -296,6 +297,19 @@ def _select(
             options=options,
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
             plain=lambda message, index, chosen: _plain(module, message, index, chosen),
+        )
+    if settings.strategy == "turns":
+        chosen = _resolve_options(options)
+        views = message_views(originals)
+        return select_turns_fast(
+            [parse_message(view, index, chosen) for index, view in enumerate(views)],
+            originals,
+            budget,
+            pipeline,
+            settings,
+            counter=counter,
+            options=chosen,
+            to_items=lambda: build_items(views, originals, counter=counter, options=options, timestamps=None),
         )
     items = messages_to_items(originals, counter=counter, options=options)
     return select_units(items, budget, pipeline, settings)

@@ -13,6 +13,7 @@ from cupel.chat.convert import (
     MESSAGES_KEY,
     ROLES_KEY,
     _as_list,
+    _resolve_options,
     items_of_parsed,
     message_costs,
     messages_to_items,
@@ -25,6 +26,7 @@ from cupel.chat.repair import repair_links
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
 from cupel.chat.summarized import plan_summary
+from cupel.chat.turn_records import select_turns_fast
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.hooks import run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
@@ -50,6 +52,7 @@ __all__ = [
     "select_items",
     "select_messages",
     "select_repaired",
+    "select_turns_fast",
     "select_window",
 ]
 
@@ -398,6 +401,23 @@ def _select_dicts(
             options=options,
             to_items=lambda: messages_to_items(originals, counter=counter, options=options),
             plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
+        )
+    if settings.strategy == "turns":
+        chosen = _resolve_options(options)
+        parsed = [
+            parse_plain(message, index, chosen)
+            or parse_message(view_of_mapping(message, index), index, chosen)
+            for index, message in enumerate(originals)
+        ]
+        return select_turns_fast(
+            parsed,
+            originals,
+            budget,
+            pipeline,
+            settings,
+            counter=counter,
+            options=chosen,
+            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
         )
     items = messages_to_items(originals, counter=counter, options=options)
     return select_units(items, budget, pipeline, settings)

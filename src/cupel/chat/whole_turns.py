@@ -52,8 +52,13 @@ def select_turns(
     *,
     keep_first_turn: bool = False,
     recent_share: float = 0.75,
+    notify: bool = True,
 ) -> Choice:
-    """Choose whole turns over chat items (one per unit, in transcript order)."""
+    """Choose whole turns over chat items (one per unit, in transcript order).
+
+    ``notify=False`` leaves out the pipeline's ``on_overflow`` call (a report rebuilt after the
+    selection already made it).
+    """
     transcript = split_turns(items)
     position_of = {id(item): position for position, item in enumerate(items)}
     kept = [False] * len(items)
@@ -81,7 +86,7 @@ def select_turns(
             remaining -= latest.tokens
         else:
             remaining = _overflow(
-                latest, remaining, pinned_tokens, budget, pipeline, keep, reasons, position_of
+                latest, remaining, pinned_tokens, budget, pipeline, keep, reasons, position_of, notify
             )
     if keep_first_turn and turns and turns[0].tokens <= remaining:
         first = turns.pop(0)
@@ -133,6 +138,7 @@ def _overflow(
     keep: Callable[[Sequence[ContextItem]], None],
     reasons: dict[int, ExclusionReason],
     position_of: dict[int, int],
+    notify: bool,
 ) -> int:
     """The latest turn does not fit: raise, keep it anyway, or keep the prefix of it that fits."""
     strategy = pipeline.overflow_strategy
@@ -140,7 +146,7 @@ def _overflow(
         raise BudgetOverflowError(pinned_tokens + latest.tokens, budget.target_tokens)
     if strategy is OverflowStrategy.PROCEED:
         keep(latest.items)
-        if pipeline.on_overflow is not None:
+        if notify and pipeline.on_overflow is not None:
             over = pinned_tokens + latest.tokens - budget.target_tokens
             pipeline.on_overflow(OverflowEvent(over, latest.items, budget))
         return 0
