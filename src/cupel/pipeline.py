@@ -25,7 +25,6 @@ from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attribute
 from cupel.diagnostics.reasons import (
     Deduplicated,
     ExclusionReason,
-    InclusionReason,
     NegativeTokens,
 )
 from cupel.diagnostics.trace import (
@@ -286,7 +285,7 @@ class Pipeline:
         if len(placed) != len(items):
             raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(items)}")
         if tracer is not None:
-            self._trace_inclusions(tracer, placed, items, item_scores)
+            tracer.included_all(placed, items, item_scores)
             tracer.finish(PipelineStage.PLACE, entering_place, len(placed))
         return placed
 
@@ -369,21 +368,6 @@ class Pipeline:
                 tracer.excluded(PipelineStage.PLACE, entry.item, entry.score, reason)
             total -= tokens
         return [entry for position, entry in enumerate(merged) if position not in removed]
-
-    @staticmethod
-    def _trace_inclusions(
-        tracer: Tracer, placed: list[ContextItem], items: list[ContextItem], scores: list[float]
-    ) -> None:
-        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
-        for item in placed:
-            score = score_by_id[id(item)]
-            if item.pinned:
-                reason = InclusionReason.PINNED
-            elif item.tokens == 0:
-                reason = InclusionReason.ZERO_TOKEN
-            else:
-                reason = InclusionReason.SCORED
-            tracer.included(item, score, reason)
 
     # Policies live in cupel.policy, which is built on this module: a policy builds its own pipeline
     # (``policy.build_pipeline``), so this layer never imports that one.
