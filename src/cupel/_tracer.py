@@ -8,7 +8,7 @@ from typing import Any
 
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
-from cupel.diagnostics.events import item_event
+from cupel.diagnostics.events import item_event, item_events
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, budget_exceeded
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
@@ -113,14 +113,11 @@ class Tracer:
         if self.item_events:
             place = PipelineStage.PLACE
             prefix = _INCLUDED_PREFIX
-            collector.events.extend(
-                [
-                    item_event(place, f"{prefix[reason]}{score:.6g}")
-                    for score, reason in zip(placed_scores, reasons, strict=True)
-                ]
-            )
-        entry = collector._entries[0]
-        collector._included.extend(map(entry, placed, placed_scores, reasons))
+            messages = [
+                f"{prefix[reason]}{score:.6g}" for score, reason in zip(placed_scores, reasons, strict=True)
+            ]
+            collector.events.extend(item_events(place, messages))
+        collector._included.extend(collector._entries[2](len(placed), placed, placed_scores, reasons))
 
     def excluded_all(
         self,
@@ -136,8 +133,8 @@ class Tracer:
             return
         collector: Any = self.collector
         if self.item_events:
-            collector.events.extend([item_event(stage, reason.describe()) for reason in reasons])
-        collector._excluded.extend(map(collector._entries[1], items, scores, reasons))
+            collector.events.extend(item_events(stage, [reason.describe() for reason in reasons]))
+        collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
 
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int

@@ -7,6 +7,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import repeat
 
 import pytest
 from hypothesis import given, settings
@@ -25,7 +26,8 @@ from cupel import (
 )
 from cupel._gc_pause import collector_paused
 from cupel._score_order import nan_last, sort_by_score
-from cupel.diagnostics.events import PipelineStage, item_event
+from cupel._trusted import trusted_batch
+from cupel.diagnostics.events import PipelineStage, item_event, item_events
 from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, budget_exceeded
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
@@ -186,3 +188,14 @@ def test_sort_by_score_equals_the_keyed_sort(entries: list[tuple[float, int]]) -
         expected = sorted(entries, key=lambda entry: nan_last(entry[0]), reverse=reverse)
         actual = sort_by_score(entries, lambda entry: entry[0], reverse=reverse)
         assert [id(entry) for entry in actual] == [id(entry) for entry in expected]
+
+
+@given(st.lists(st.text(max_size=8), max_size=20))
+def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
+    batch = item_events(PipelineStage.SLICE, messages)
+    assert batch == [TraceEvent(PipelineStage.SLICE, 0.0, 1, message) for message in messages]
+    assert all(type(event) is TraceEvent for event in batch)
+    reasons = [BudgetExceeded(len(message), 0) for message in messages]
+    items = [ContextItem(content=message or "x", tokens=1) for message in messages]
+    entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
+    assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]

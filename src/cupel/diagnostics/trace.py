@@ -9,7 +9,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from cupel._score_order import sort_by_score
-from cupel._trusted import trusted_constructor
+from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
@@ -125,12 +125,22 @@ _SCORE = attrgetter("score")
 
 
 @functools.cache
-def _entry_constructors() -> tuple[Callable[..., IncludedItem], Callable[..., ExcludedItem]]:
+def _entry_constructors() -> tuple[
+    Callable[..., IncludedItem],
+    Callable[..., ExcludedItem],
+    Callable[..., list[IncludedItem]],
+    Callable[..., list[ExcludedItem]],
+]:
     """Report entries from a run's (item, score, reason) records: values the pipeline produced.
     Made on first use, as the report module is imported on first use."""
     from cupel.diagnostics.report import ExcludedItem, IncludedItem
 
-    return trusted_constructor(IncludedItem), trusted_constructor(ExcludedItem)
+    return (
+        trusted_constructor(IncludedItem),
+        trusted_constructor(ExcludedItem),
+        trusted_batch(IncludedItem),
+        trusted_batch(ExcludedItem),
+    )
 
 
 class DiagnosticTraceCollector:
