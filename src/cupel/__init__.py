@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         quota_utilization,
         timestamp_coverage,
     )
+    from cupel.chat import StableSelection, StableWindow, WindowState
     from cupel.diagnostics import (
         BudgetExceeded,
         Deduplicated,
@@ -203,6 +204,8 @@ __all__ = [
     "SelectionReport",
     "SliceOutcome",
     "Slicer",
+    "StableSelection",
+    "StableWindow",
     "StepCurve",
     "SystemTimeProvider",
     "TableTooLargeError",
@@ -215,6 +218,7 @@ __all__ = [
     "UnknownExclusionReason",
     "UnknownPresetError",
     "WindowCurve",
+    "WindowState",
     "__version__",
     "budget_utilization",
     "compute_effective_budget",
@@ -252,6 +256,9 @@ _LAZY: dict[str, str] = {
     "policy_sensitivity_from_pipelines": "cupel.analytics",
     "quota_utilization": "cupel.analytics",
     "timestamp_coverage": "cupel.analytics",
+    "StableSelection": "cupel.chat",
+    "StableWindow": "cupel.chat",
+    "WindowState": "cupel.chat",
     "BudgetExceeded": "cupel.diagnostics",
     "Deduplicated": "cupel.diagnostics",
     "ExclusionReason": "cupel.diagnostics",

@@ -27,11 +27,16 @@ from cupel.chat.select import (
     resolve_budget,
     select_messages,
 )
+from cupel.chat.stable_selection import Compacted, StableSelection, with_cache_control
+from cupel.chat.stable_window import DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER, StableWindow
 from cupel.chat.summarize import FirstLines, Summarizer
 from cupel.chat.turns import Transcript, Turn, split_turns
 from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
+from cupel.chat.window_state import WindowState
 
 __all__ = [
+    "DEFAULT_HIGH_WATER",
+    "DEFAULT_LOW_WATER",
     "DEFAULT_PART_COST",
     "INDICES_KEY",
     "LOW_DETAIL_IMAGE_COST",
@@ -44,16 +49,20 @@ __all__ = [
     "ChatOptions",
     "ChatPolicy",
     "ChatSelection",
+    "Compacted",
     "FirstLines",
     "IncompleteTurn",
     "OrphanedToolResult",
     "Provider",
+    "StableSelection",
+    "StableWindow",
     "Summarized",
     "Summarizer",
     "Transcript",
     "Turn",
     "UnansweredToolCall",
     "Violation",
+    "WindowState",
     "aselect_messages",
     "chat_pipeline",
     "is_chat_transcript",
@@ -65,4 +74,5 @@ __all__ = [
     "to_messages",
     "transcript_provider",
     "validate_transcript",
+    "with_cache_control",
 ]

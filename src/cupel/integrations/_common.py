@@ -72,7 +72,9 @@ def relevance_hints(scores: Sequence[float | None]) -> list[float | None]:
     low, high = min(known) / 2, max(known) / 2
     span = high - low
     return [
-        None if score is None or not math.isfinite(score) else (1.0 if span == 0 else (score / 2 - low) / span)
+        None
+        if score is None or not math.isfinite(score)
+        else (1.0 if span == 0 else (score / 2 - low) / span)
         for score in scores
     ]
 

@@ -1,0 +1,405 @@
+"""StableWindow: a chat window whose prompt prefix stays the same from turn to turn.
+
+Providers cache prompt prefixes (Anthropic prompt caching, OpenAI automatic prefix caching, Gemini
+context caching, vLLM and SGLang prefix caching). A trimmer that drops the oldest message every turn
+changes the prompt right after the system messages every turn, so nothing past them is ever cached.
+A window instead *appends* between compactions: the messages it sent last turn are the first messages
+it sends this turn, the very same objects in the same order. When the selection would outgrow
+``high_water`` of the budget, it *compacts* once: the chat strategy chooses again at ``low_water`` of
+the budget, and the next turns append again.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from cupel.chat._choice import Choice
+from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
+from cupel.chat.aselect import aselect_messages
+from cupel.chat.convert import _as_list, messages_to_items, parsed_costs
+from cupel.chat.options import ChatOptions
+from cupel.chat.select import ChatPolicy, chat_settings, select_messages
+from cupel.chat.selection import ChatSelection, resolve_budget
+from cupel.chat.stable_selection import Compacted, StableSelection
+from cupel.chat.summarize import Summarizer
+from cupel.chat.turns import unit_indices
+from cupel.chat.window_state import WindowState, extend_digest, new_digest, positions_of, ranges_of
+from cupel.diagnostics.reasons import ExclusionReason
+from cupel.diagnostics.report import SelectionReport
+from cupel.errors import (
+    BudgetOverflowError,
+    CupelTypeError,
+    InvalidConfigurationError,
+    PinnedItemsExceedBudgetError,
+)
+from cupel.model import ContextBudget
+from cupel.pipeline import compute_effective_budget
+from cupel.policy.chat_settings import ChatStrategy
+from cupel.tokens.base import CounterLike
+
+__all__ = ["DEFAULT_HIGH_WATER", "DEFAULT_LOW_WATER", "StableWindow"]
+
+MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
+
+# The latest turn (or the pinned messages) fit the budget but not its low-water mark: a compaction
+# then selects at the full budget.
+_TOO_SMALL = (BudgetOverflowError, PinnedItemsExceedBudgetError)
+
+DEFAULT_HIGH_WATER = 1.0
+"""Share of the budget's target the selection may grow to before the window compacts."""
+DEFAULT_LOW_WATER = 0.6
+"""Share of the budget's target a compaction selects down to, leaving room to append again."""
+
+
+def _share(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{name} must be a number, got {value!r}")
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise InvalidConfigurationError(f"{name} must be in (0, 1], got {value!r}")
+    return float(value)
+
+
+def _scaled(budget: ContextBudget, share: float) -> ContextBudget:
+    """``budget`` with its target scaled to ``share`` (its hard limits kept)."""
+    return ContextBudget(
+        budget.max_tokens,
+        math.floor(budget.target_tokens * share),
+        output_reserve=budget.output_reserve,
+        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
+        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
+    )
+
+
+class StableWindow:
+    """One conversation's context window, kept cache-stable across turns (see the module docstring).
+
+    Call :meth:`select` once per turn with the whole transcript so far (message dicts). ``budget``,
+    ``policy``, ``counter``, ``options`` and the strategy keywords mean what they mean for
+    :func:`~cupel.chat.select_messages`, which chooses at each compaction. ``high_water`` and
+    ``low_water`` are shares of the budget's target tokens (defaults 1.0 and 0.6). ``summarize`` and
+    ``summary_tokens`` summarise what a compaction drops, as in ``select_messages``; the summary is
+    kept (and sent unchanged) until the next compaction. ``state`` (a
+    :class:`WindowState` or its ``to_dict()``) resumes a window saved with :meth:`to_dict`; resume it
+    with the same settings and counter, else it starts afresh.
+    """
+
+    def __init__(
+        self,
+        budget: ContextBudget | int,
+        policy: ChatPolicy = None,
+        counter: CounterLike | None = None,
+        *,
+        options: ChatOptions | None = None,
+        strategy: ChatStrategy | None = None,
+        keep_first_turn: bool | None = None,
+        recent_share: float | None = None,
+        start_on: Literal["user", "any"] | None = None,
+        high_water: float = DEFAULT_HIGH_WATER,
+        low_water: float = DEFAULT_LOW_WATER,
+        summarize: Summarizer | bool | None = None,
+        summary_tokens: int = 0,
+        state: WindowState | Mapping[str, Any] | None = None,
+    ) -> None:
+        self._budget = resolve_budget(budget)
+        self._pipeline, self._settings = chat_settings(
+            policy,
+            strategy=strategy,
+            keep_first_turn=keep_first_turn,
+            recent_share=recent_share,
+            start_on=start_on,
+        )
+        if options is not None and not isinstance(options, ChatOptions):
+            raise CupelTypeError(f"options must be a ChatOptions or None, got {options!r}")
+        self._options = options or ChatOptions()
+        self._counter = counter
+        self._high = _share("high_water", high_water)
+        self._low = _share("low_water", low_water)
+        if self._low > self._high:
+            raise InvalidConfigurationError(
+                f"low_water must be <= high_water ({self._high}), got {self._low}"
+            )
+        self._low_budget = _scaled(self._budget, self._low)
+        if isinstance(summary_tokens, bool) or not isinstance(summary_tokens, int) or summary_tokens < 0:
+            raise InvalidConfigurationError(f"summary_tokens must be an int >= 0, got {summary_tokens!r}")
+        self._summarize = summarize
+        self._summary_tokens = summary_tokens
+        described = "|".join(
+            (
+                repr(self._budget.to_dict()),
+                repr(self._settings.to_dict()),
+                repr(self._options),
+                repr(self._pipeline),
+                f"{self._high}/{self._low}/{summarize is not None}/{summary_tokens!r}",
+            )
+        )
+        # Object addresses in a custom component's repr differ between processes: leave them out.
+        described = re.sub(r" at 0x[0-9a-fA-F]+", "", described)
+        self._config = hashlib.blake2b(described.encode(), digest_size=8).hexdigest()
+        if state is not None and not isinstance(state, WindowState):
+            state = WindowState.from_dict(state)
+        self._state: WindowState | None = state
+        # In memory only: copies of the seen messages (an in-place edit shows as inequality) and the
+        # running fingerprint. A window resumed from a state checks the fingerprint instead.
+        self._copies = state is None
+        self._snapshot: list[Any] | None = None
+        self._digest: Any = None
+        # The summary message object sent since the last compaction (the same object every turn).
+        self._summary: Mapping[str, Any] | None = None if state is None else state.summary
+
+    @property
+    def state(self) -> WindowState | None:
+        """What the window remembers between turns (``None`` before the first turn)."""
+        return self._state
+
+    def to_dict(self) -> dict[str, Any] | None:
+        """The state as plain data (``None`` before the first turn); pass it back as ``state=``."""
+        return None if self._state is None else self._state.to_dict()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], budget: ContextBudget | int, **settings: Any) -> StableWindow:
+        """A window resumed from :meth:`to_dict`'s output, with the settings it was made with."""
+        return cls(budget, state=WindowState.from_dict(data), **settings)
+
+    def select(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
+        """This turn's selection: the previous one with the new messages appended, or a compaction.
+
+        Raises as :func:`~cupel.chat.select_messages` does for a broken transcript or a latest turn
+        that does not fit. An edited or deleted message already seen makes the window compact afresh.
+        """
+        step = self._step(messages)
+        if isinstance(step, StableSelection):
+            return step
+        originals, previous = step
+        try:
+            chosen = select_messages(originals, self._low_budget, **self._keywords())
+        except _TOO_SMALL:
+            chosen = select_messages(originals, self._budget, **self._keywords())
+        return self._compact(originals, previous, chosen)
+
+    async def aselect(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
+        """:meth:`select` for async code: a compaction runs :func:`~cupel.chat.aselect_messages`, so an
+        async ``summarize`` is awaited on the running loop."""
+        step = self._step(messages)
+        if isinstance(step, StableSelection):
+            return step
+        originals, previous = step
+        try:
+            chosen = await aselect_messages(originals, self._low_budget, **self._keywords())
+        except _TOO_SMALL:
+            chosen = await aselect_messages(originals, self._budget, **self._keywords())
+        return self._compact(originals, previous, chosen)
+
+    def _step(self, messages: Sequence[Any]) -> StableSelection[Any] | tuple[list[Any], WindowState | None]:
+        """The appended selection, or what a compaction needs: the transcript and the verified state."""
+        originals = _as_list(messages, "messages")
+        state = self._state
+        unchanged = state is not None and state.config == self._config and self._unchanged(originals, state)
+        if unchanged and state is not None and state.appendable:
+            options = self._options
+            new = [
+                parse_plain(message, index, options, render=False)
+                or parse_message(view_of_mapping(message, index), index, options)
+                for index, message in enumerate(originals[state.seen :], start=state.seen)
+            ]
+            link_units(new)
+            added = sum(parsed_costs(new, self._counter))
+            # "turns" and "messages" put system messages first: a new one would change the prefix.
+            lifted = self._settings.strategy != "last" and any(m.role in SYSTEM_ROLES for m in new)
+            if not lifted and state.tokens + added <= state.limit:
+                return self._append(originals, state, added)
+        return originals, state if unchanged else None
+
+    def _unchanged(self, originals: list[Any], state: WindowState) -> bool:
+        """Whether the first ``state.seen`` messages are the ones seen before, content and order."""
+        seen = state.seen
+        if len(originals) < seen:
+            return False
+        if self._snapshot is not None and len(self._snapshot) == seen:
+            return originals[:seen] == self._snapshot
+        digest = new_digest()
+        extend_digest(digest, originals[:seen])
+        if digest.hexdigest() != state.digest:
+            return False
+        self._digest = digest
+        return True
+
+    def _remember(self, originals: list[Any], start: int) -> str:
+        """Fingerprint (and, unless resumed, copy) the messages from ``start`` on; the new digest."""
+        if start == 0 or self._digest is None:
+            start = 0
+            self._digest = new_digest()
+            self._snapshot = [] if self._copies else None
+        fresh = originals[start:]
+        extend_digest(self._digest, fresh)
+        if self._snapshot is not None:
+            self._snapshot.extend(copy.deepcopy(fresh))
+        hexdigest: str = self._digest.hexdigest()
+        return hexdigest
+
+    def _append(self, originals: list[Any], state: WindowState, added: int) -> StableSelection[Any]:
+        count = len(originals)
+        kept = list(state.kept)
+        if count > state.seen:
+            if kept and kept[-1][1] == state.seen:
+                kept[-1] = (kept[-1][0], count)
+            else:
+                kept.append((state.seen, count))
+        digest = self._remember(originals, state.seen) if count > state.seen else state.digest
+        new_state = WindowState(
+            config=self._config,
+            seen=count,
+            digest=digest,
+            kept=tuple(kept),
+            base=state.base,
+            tokens=state.tokens + added,
+            limit=state.limit,
+            appendable=True,
+            compactions=state.compactions,
+            summary=state.summary,
+            summary_at=state.summary_at,
+        )
+        previous = sum(stop - start for start, stop in state.kept) + (state.summary is not None)
+        self._state = new_state
+        positions = positions_of(new_state.kept)
+        return self._selection(originals, new_state, positions, prefix=previous, compacted=False, report=None)
+
+    def _keywords(self) -> dict[str, Any]:
+        """What a compaction passes to ``select_messages`` besides the transcript and budget."""
+        settings = self._settings
+        return {
+            "policy": self._pipeline,
+            "counter": self._counter,
+            "options": self._options,
+            "strategy": settings.strategy,
+            "keep_first_turn": settings.keep_first_turn,
+            "recent_share": settings.recent_share,
+            "start_on": settings.start_on,
+            "summarize": self._summarize,
+            "summary_tokens": self._summary_tokens,
+        }
+
+    def _compact(
+        self, originals: list[Any], previous: WindowState | None, chosen: ChatSelection[Any]
+    ) -> StableSelection[Any]:
+        positions, summary, summary_at = _positions(chosen.messages, originals)
+        count = len(originals)
+        pinned = self._pinned_tokens(originals, positions)
+        ceiling = pinned + compute_effective_budget(self._budget, pinned).target_tokens
+        limit = min(math.floor(self._budget.target_tokens * self._high), ceiling)
+        if previous is None:
+            digest = self._remember(originals, 0)
+        else:
+            digest = self._remember(originals, previous.seen) if count > previous.seen else previous.digest
+        prefix = 0
+        if previous is not None:
+            for old, new in zip(positions_of(previous.kept), positions, strict=False):
+                if old != new:
+                    break
+                prefix += 1
+            # A summary is new at every compaction: the unchanged prefix ends where one sits.
+            for made, slot in ((summary, summary_at), (previous.summary, previous.summary_at)):
+                if made is not None:
+                    prefix = min(prefix, slot)
+        state = WindowState(
+            config=self._config,
+            seen=count,
+            digest=digest,
+            kept=ranges_of(positions),
+            base=len(chosen.messages),
+            tokens=chosen.tokens,
+            limit=limit,
+            appendable=count == 0 or (bool(positions) and positions[-1] == count - 1),
+            compactions=(self._state.compactions + 1) if self._state is not None else 0,
+            summary=summary,
+            summary_at=summary_at,
+        )
+        self._summary = summary
+        self._state = state
+        return self._selection(
+            originals, state, positions, prefix=prefix, compacted=True, report=lambda: chosen.report
+        )
+
+    def _pinned_tokens(self, originals: list[Any], positions: list[int]) -> int:
+        """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""
+        if not self._options.pin_system:
+            return 0
+        systems = []
+        for position in positions:
+            message = originals[position]
+            role = message.get("role") if isinstance(message, Mapping) else None
+            if role not in SYSTEM_ROLES:
+                if self._settings.strategy == "last":
+                    break
+                continue
+            systems.append(parse_message(view_of_mapping(message, position), position, self._options))
+        return sum(parsed_costs(systems, self._counter))
+
+    def _selection(
+        self,
+        originals: list[Any],
+        state: WindowState,
+        positions: list[int],
+        *,
+        prefix: int,
+        compacted: bool,
+        report: Callable[[], SelectionReport] | None,
+    ) -> StableSelection[Any]:
+        kept = [originals[position] for position in positions]
+        system = 0
+        while system < len(kept) and kept[system].get("role") in SYSTEM_ROLES:
+            system += 1
+        if state.summary is not None:
+            system = state.summary_at
+            kept.insert(system, self._summary)
+        if report is None:
+            report = self._report_builder(originals, set(positions))
+        return StableSelection(
+            tuple(kept),
+            report,
+            tokens=state.tokens,
+            prefix=prefix,
+            base=state.base,
+            system=system,
+            compacted=compacted,
+        )
+
+    def _report_builder(self, originals: list[Any], kept: set[int]) -> Callable[[], SelectionReport]:
+        target = self._low_budget.target_tokens
+        counter, options, scorer = self._counter, self._options, self._pipeline.scorer
+
+        def build() -> SelectionReport:
+            items = messages_to_items(originals, counter=counter, options=options)
+            flags = [unit_indices(item)[0] in kept for item in items]
+            reasons: dict[int, ExclusionReason] = {
+                position: Compacted(target) for position, flag in enumerate(flags) if not flag
+            }
+            return Choice(items, flags, reasons).report(scorer)
+
+        return build
+
+
+def _positions(
+    selected: Sequence[Any], originals: Sequence[Any]
+) -> tuple[list[int], Mapping[str, Any] | None, int]:
+    """Transcript positions of the selected messages (the same objects), in the selection's order,
+    and the summary message (the one selected message not in the transcript) with its place."""
+    where: dict[int, list[int]] = {}
+    for position in range(len(originals) - 1, -1, -1):
+        where.setdefault(id(originals[position]), []).append(position)
+    # Each group (system messages first, then the rest) is in transcript order, so the smallest
+    # unused position of an object is the one selected.
+    positions: list[int] = []
+    summary: Mapping[str, Any] | None = None
+    summary_at = 0
+    for message in selected:
+        found = where.get(id(message))
+        if found:
+            positions.append(found.pop())
+        else:
+            summary, summary_at = message, len(positions)
+    return positions, summary, summary_at

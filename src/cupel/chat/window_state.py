@@ -1,0 +1,201 @@
+"""WindowState: what a :class:`~cupel.chat.StableWindow` remembers between turns, as plain data.
+
+A stateless service keeps ``state.to_dict()`` beside the conversation and gives it back with the next
+transcript. The state names messages by their position in the transcript and fingerprints the messages
+it has seen (a BLAKE2b digest of their canonical JSON), so an edited or deleted message is noticed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+
+__all__ = ["STATE_VERSION", "WindowState", "extend_digest", "new_digest", "positions_of", "ranges_of"]
+
+STATE_VERSION = 1
+
+_FIELDS = (
+    "version",
+    "config",
+    "seen",
+    "digest",
+    "kept",
+    "base",
+    "tokens",
+    "limit",
+    "appendable",
+    "compactions",
+    "summary",
+    "summary_at",
+)
+
+
+def new_digest() -> Any:
+    """An empty running fingerprint of a transcript prefix."""
+    return hashlib.blake2b(digest_size=16)
+
+
+def _canonical(message: object) -> bytes:
+    # Sorted keys: dict order never changes the fingerprint. ``default=repr`` fingerprints values JSON
+    # cannot hold; such a value whose repr changes between calls reads as an edit (a recompaction).
+    text = json.dumps(message, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def extend_digest(digest: Any, messages: Iterable[object]) -> None:
+    """Feed ``messages`` to a running fingerprint, every field length-prefixed so boundaries count.
+
+    A message whose values are all strings (most of a transcript, tool results included) is fed field
+    by field, sorted by key; any other goes in as canonical JSON. A tag byte keeps the two apart.
+    """
+    update = digest.update
+    for message in messages:
+        if type(message) is dict and all(type(k) is str and type(v) is str for k, v in message.items()):
+            update(b"p" + len(message).to_bytes(4, "little"))
+            for key, value in sorted(message.items()):
+                for text in (key, value):
+                    data = text.encode("utf-8", "surrogatepass")
+                    update(len(data).to_bytes(8, "little"))
+                    update(data)
+            continue
+        data = _canonical(message)
+        update(b"j" + len(data).to_bytes(8, "little"))
+        update(data)
+
+
+def ranges_of(positions: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """Positions in output order as ``(start, stop)`` runs of consecutive positions."""
+    runs: list[list[int]] = []
+    for position in positions:
+        if runs and runs[-1][1] == position:
+            runs[-1][1] = position + 1
+        else:
+            runs.append([position, position + 1])
+    return tuple((start, stop) for start, stop in runs)
+
+
+def positions_of(ranges: Sequence[tuple[int, int]]) -> list[int]:
+    """The positions ``ranges`` hold, in order."""
+    return [position for start, stop in ranges for position in range(start, stop)]
+
+
+def _int(data: Mapping[str, Any], name: str, *, minimum: int = 0) -> int:
+    value = data.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CupelTypeError(f"WindowState.{name} must be an int, got {value!r}")
+    if value < minimum:
+        raise InvalidConfigurationError(f"WindowState.{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _ranges(value: object, seen: int) -> tuple[tuple[int, int], ...]:
+    if not isinstance(value, list | tuple):
+        raise CupelTypeError(f"WindowState.kept must be a list of [start, stop] pairs, got {value!r}")
+    ranges: list[tuple[int, int]] = []
+    for pair in value:
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or any(isinstance(bound, bool) or not isinstance(bound, int) for bound in pair)
+            or not 0 <= pair[0] < pair[1] <= seen
+        ):
+            raise InvalidConfigurationError(
+                f"WindowState.kept entries must be [start, stop] with 0 <= start < stop <= seen, got {pair!r}"
+            )
+        ranges.append((pair[0], pair[1]))
+    return tuple(ranges)
+
+
+@dataclass(frozen=True, slots=True)
+class WindowState:
+    """One conversation's window between turns.
+
+    ``seen`` messages were read so far (``digest`` fingerprints them); the selection was the messages at
+    the positions ``kept`` holds (``(start, stop)`` runs, in the order sent), ``tokens`` in all, of
+    which the first ``base`` came from the last compaction; it may grow to ``limit`` tokens.
+    ``appendable`` is false when the last selection did not end with the transcript's last message
+    (the next turn then compacts again). ``config`` names the settings the state was made under;
+    other settings start afresh. ``summary`` is the summary message of the last compaction (or
+    ``None``), sent after the first ``summary_at`` kept messages and counted in ``base`` and ``tokens``.
+    """
+
+    config: str
+    seen: int
+    digest: str
+    kept: tuple[tuple[int, int], ...]
+    base: int
+    tokens: int
+    limit: int
+    appendable: bool
+    compactions: int
+    summary: Mapping[str, Any] | None = None
+    summary_at: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data; :meth:`from_dict` reads it back."""
+        return {
+            "version": STATE_VERSION,
+            "config": self.config,
+            "seen": self.seen,
+            "digest": self.digest,
+            "kept": [[start, stop] for start, stop in self.kept],
+            "base": self.base,
+            "tokens": self.tokens,
+            "limit": self.limit,
+            "appendable": self.appendable,
+            "compactions": self.compactions,
+            "summary": None if self.summary is None else dict(self.summary),
+            "summary_at": self.summary_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WindowState:
+        """Read :meth:`to_dict`'s output; a wrong or missing field is a one-line error naming it."""
+        if not isinstance(data, Mapping):
+            raise CupelTypeError(f"WindowState data must be a mapping, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(_FIELDS), key=str)
+        if unknown:
+            raise InvalidConfigurationError(f"WindowState has unknown field {unknown[0]!r}")
+        version = _int(data, "version", minimum=1)
+        if version != STATE_VERSION:
+            raise InvalidConfigurationError(f"WindowState.version must be {STATE_VERSION}, got {version}")
+        config, digest = data.get("config"), data.get("digest")
+        if not isinstance(config, str):
+            raise CupelTypeError(f"WindowState.config must be a string, got {config!r}")
+        if not isinstance(digest, str):
+            raise CupelTypeError(f"WindowState.digest must be a string, got {digest!r}")
+        appendable = data.get("appendable")
+        if not isinstance(appendable, bool):
+            raise CupelTypeError(f"WindowState.appendable must be a bool, got {appendable!r}")
+        seen = _int(data, "seen")
+        kept = _ranges(data.get("kept"), seen)
+        summary = data.get("summary")
+        if summary is not None and not isinstance(summary, Mapping):
+            raise CupelTypeError(f"WindowState.summary must be a message mapping or null, got {summary!r}")
+        summary_at = _int(data, "summary_at") if "summary_at" in data else 0
+        size = sum(stop - start for start, stop in kept)
+        if summary_at > size:
+            raise InvalidConfigurationError(
+                f"WindowState.summary_at must be <= the kept messages, got {summary_at}"
+            )
+        base = _int(data, "base")
+        if base > size + (summary is not None):
+            raise InvalidConfigurationError(f"WindowState.base must be <= the kept messages, got {base}")
+        return cls(
+            config=config,
+            seen=seen,
+            digest=digest,
+            kept=kept,
+            base=base,
+            tokens=_int(data, "tokens"),
+            limit=_int(data, "limit"),
+            appendable=appendable,
+            compactions=_int(data, "compactions"),
+            summary=summary,
+            summary_at=summary_at,
+        )
