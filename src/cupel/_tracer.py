@@ -9,7 +9,7 @@ from typing import Any
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event, item_events
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, budget_exceeded
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     PipelineStage,
@@ -163,17 +163,14 @@ class Tracer:
                 sliced_scores,
                 type(slicer).__name__,
             )
-            remaining_at = dict(skipped)
             selected = set(chosen)
             left_out = [index for index in order if index not in selected]
             left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = list(map(scores.__getitem__, left_out))
-            reason = attribution.reason
-            reasons = []
-            for index, item, score in zip(left_out, left_items, left_scores, strict=True):
-                remaining = remaining_at.get(index)
-                explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
-                reasons.append(reason(item, score, explained))
+            # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
+            available = list(map(dict(skipped).get, left_out))
+            left_tokens = list(map(tokens.__getitem__, left_out))
+            reasons = attribution.budget_reasons(left_tokens, left_scores, available)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, reasons)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
