@@ -30,9 +30,19 @@ def test_late_system_message_is_invalid() -> None:
 
 
 def test_tool_calls_need_their_results_and_results_their_calls() -> None:
-    assert transcript_problems([USER, CALL, ANSWER]) == ["message 2: tool call(s) c1 have no result"]
-    assert transcript_problems([USER, CALL]) == ["tool call(s) c1 have no result"]
-    assert transcript_problems([USER, RESULT]) == ["message 1: a tool result for 'c1' without its call"]
+    unanswered = "messages[1]: tool call 'c1' is not answered right after it (tool-call-unanswered)"
+    assert transcript_problems([USER, CALL, ANSWER]) == [unanswered]
+    assert transcript_problems([USER, CALL]) == [unanswered]
+    assert transcript_problems([USER, RESULT]) == [
+        "messages[1]: tool result 'c1' answers no call of the message before it (tool-result-orphaned)"
+    ]
+
+
+def test_tool_links_are_those_of_cupel_chat_validate_transcript() -> None:
+    from cupel.chat import validate_transcript
+
+    for messages in ([USER, CALL, ANSWER], [USER, RESULT], [SYSTEM, USER, CALL, RESULT, ANSWER]):
+        assert transcript_problems(messages) == [str(v) for v in validate_transcript(messages, "openai")]
 
 
 def test_anthropic_blocks_are_read() -> None:
@@ -40,5 +50,7 @@ def test_anthropic_blocks_are_read() -> None:
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}
     assert transcript_problems([USER, use, result, ANSWER], "anthropic") == []
     assert transcript_problems([USER, use, ANSWER], "anthropic") == [
-        "message 2: tool call(s) t1 have no result"
+        "messages[1]: tool call 't1' is not answered right after it (tool-call-unanswered)"
     ]
+    # Anthropic merges consecutive same-role turns, so two user messages in a row are no problem.
+    assert transcript_problems([USER, USER, ANSWER], "anthropic") == []

@@ -23,7 +23,7 @@ FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 def test_integration_examples_run() -> None:
     blocks = FENCE.findall(PAGE.read_text(encoding="utf-8"))
-    assert len(blocks) == 7
+    assert len(blocks) == 8
     namespace: dict[str, object] = {"__name__": "docs_integrations"}
     for number, code in enumerate(blocks, start=1):
         try:

@@ -347,7 +347,8 @@ def _plan(
     on_invalid = check_on_invalid(keywords["on_invalid"])
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
-        with run_attributes({"cupel.policy.name": policy_name(policy)}):
+        attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
+        with run_attributes(attributes):
             return _select_dicts(originals, resolved, pipeline, settings, counter, options, on_invalid)
 
     def cost_of(message: Any) -> int:

@@ -26,6 +26,7 @@ from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, chat_settings, select_messages
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.stable_selection import Compacted, StableSelection
+from cupel.chat.stable_trace import traced_turn
 from cupel.chat.summarize import Summarizer
 from cupel.chat.turns import unit_indices
 from cupel.chat.window_state import WindowState, extend_digest, new_digest, positions_of, ranges_of
@@ -171,6 +172,12 @@ class StableWindow:
         Raises as :func:`~cupel.chat.select_messages` does for a broken transcript or a latest turn
         that does not fit. An edited or deleted message already seen makes the window compact afresh.
         """
+        with traced_turn(self._budget, self._settings.strategy) as record:
+            selection = self._select(messages)
+            record(selection)
+        return selection
+
+    def _select(self, messages: Sequence[Any]) -> StableSelection[Any]:
         step = self._step(messages)
         if isinstance(step, StableSelection):
             return step
@@ -184,6 +191,12 @@ class StableWindow:
     async def aselect(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
         """:meth:`select` for async code: a compaction runs :func:`~cupel.chat.aselect_messages`, so an
         async ``summarize`` is awaited on the running loop."""
+        with traced_turn(self._budget, self._settings.strategy) as record:
+            selection = await self._aselect(messages)
+            record(selection)
+        return selection
+
+    async def _aselect(self, messages: Sequence[Any]) -> StableSelection[Any]:
         step = self._step(messages)
         if isinstance(step, StableSelection):
             return step

@@ -6,23 +6,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from cupel.chat import langchain as lc_chat
+from cupel.chat._parse import MessageView
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
-from cupel.integrations._trim import Trimmer
-from cupel.model import ContextBudget, ContextItem
+from cupel.integrations._trim import Trimmer, TrimSettings
+from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike
-from cupel.tokens.base import CounterLike
 
 try:
-    from langchain_core.messages import BaseMessage, convert_to_messages
+    from langchain_core.messages import BaseMessage, SystemMessage, convert_to_messages
     from langchain_core.prompt_values import PromptValue
     from langchain_core.utils.function_calling import convert_to_openai_tool
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langchain", "langchain-core", "langchain", error) from error
 
-__all__ = ["as_messages", "lc_items", "tool_schemas", "trimmer"]
+__all__ = ["as_messages", "lc_view", "tool_schemas", "trimmer"]
 
 
 def as_messages(value: object) -> list[BaseMessage]:
@@ -40,11 +40,9 @@ def as_messages(value: object) -> list[BaseMessage]:
     return convert_to_messages(value)
 
 
-def lc_items(
-    messages: Sequence[Any], counter: CounterLike | None, options: ChatOptions | None
-) -> list[ContextItem]:
-    """LangChain messages as chat items, by :func:`cupel.chat.langchain.messages_to_items`."""
-    return lc_chat.messages_to_items(messages, counter=counter, options=options)
+def lc_view(message: Any, index: int) -> MessageView:
+    """How cupel reads one LangChain message: as :mod:`cupel.chat.langchain` does."""
+    return lc_chat.message_views([message])[0]
 
 
 def tool_schemas(tools: Sequence[Any] | None) -> list[dict[str, Any]]:
@@ -57,6 +55,11 @@ def trimmer(
     policy: ChatPolicy,
     counter: AsyncCounterLike | None,
     options: ChatOptions | None,
+    settings: TrimSettings,
+    *,
+    agent: bool = False,
 ) -> Trimmer:
-    """The shared trimmer, reading LangChain messages."""
-    return Trimmer(lc_items, budget, policy, counter, options)
+    """The shared trimmer, reading LangChain messages; a text summary becomes a ``SystemMessage``."""
+    return Trimmer(
+        lc_view, budget, policy, counter, options, settings=settings, summary_of=SystemMessage, agent=agent
+    )

@@ -17,9 +17,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy
+from cupel.chat.select import ChatPolicy, OnInvalid
+from cupel.chat.summarize import Summarizer
 from cupel.integrations._common import missing_extra, select_ranked
 from cupel.model import ContextBudget
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.asynchronous import AsyncCounterLike
 from cupel.tokens.base import CounterLike
 
@@ -31,6 +33,7 @@ try:
     from langchain_core.runnables import Runnable, RunnableLambda
 
     from cupel.integrations._lc import as_messages, tool_schemas, trimmer
+    from cupel.integrations._trim import TrimSettings
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langchain", "langchain-core", "langchain", error) from error
 
@@ -44,6 +47,10 @@ def message_trimmer(
     *,
     options: ChatOptions | None = None,
     tools: Sequence[Any] | None = None,
+    strategy: ChatStrategy | None = None,
+    on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
 ) -> Runnable[LanguageModelInput, list[BaseMessage]]:
     """A ``Runnable`` that trims a conversation to ``budget`` tokens, for use before a chat model.
 
@@ -52,9 +59,13 @@ def message_trimmer(
     transcript order, tool calls with all their results. ``invoke``, ``ainvoke``, ``batch``, ``abatch``
     and ``stream``/``astream`` (one chunk: the trimmed list) all work; an async ``counter`` needs the
     async calls. ``tools`` (anything ``bind_tools`` takes) are charged against the budget first.
-    ``policy``, ``counter`` and ``options`` are those of :func:`cupel.chat.langchain.select_messages`.
+    ``policy``, ``counter``, ``options``, ``strategy`` (default ``"turns"``: whole turns, so the model
+    gets a valid conversation), ``on_invalid``, ``summarize`` and ``summary_tokens`` are those of
+    :func:`cupel.chat.langchain.select_messages`; a text summary becomes a ``SystemMessage``.
     """
-    trim = trimmer(budget, policy, counter, options)
+    trim = trimmer(
+        budget, policy, counter, options, TrimSettings(strategy, on_invalid, summarize, summary_tokens)
+    )
     schemas = tool_schemas(tools)
 
     def invoke(value: LanguageModelInput) -> list[BaseMessage]:

@@ -17,10 +17,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy
+from cupel.chat.select import ChatPolicy, OnInvalid
+from cupel.chat.summarize import Summarizer
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
 from cupel.model import ContextBudget
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.asynchronous import AsyncCounterLike
 
 try:
@@ -30,6 +32,7 @@ try:
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
     from cupel.integrations._lc import as_messages, tool_schemas, trimmer
+    from cupel.integrations._trim import TrimSettings
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
     raise missing_extra("cupel.integrations.langgraph", "langgraph", "langgraph", error) from error
 
@@ -51,17 +54,30 @@ def pre_model_hook(
     options: ChatOptions | None = None,
     tools: Sequence[Any] | None = None,
     update_state: bool = False,
+    strategy: ChatStrategy | None = None,
+    on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
 ) -> Runnable[Any, dict[str, Any]]:
     """A ``pre_model_hook`` for ``create_react_agent``: the model sees the trimmed conversation.
 
     Returns ``{"llm_input_messages": kept}``, leaving the state's history whole; with
     ``update_state=True`` it returns ``{"messages": [RemoveMessage(REMOVE_ALL_MESSAGES), *kept]}``,
     which replaces the stored history. ``tools`` (the agent's tools) are charged against the budget.
-    Other arguments are those of :func:`cupel.integrations.langchain.message_trimmer`.
+    Other arguments are those of :func:`cupel.integrations.langchain.message_trimmer`, except that
+    without a ``policy`` a latest turn too long for the budget is truncated (the longest run of its
+    units from its start that fits) instead of raising, so the agent loop goes on.
     """
     if not isinstance(update_state, bool):
         raise CupelTypeError(f"update_state must be a bool, got {update_state!r}")
-    trim = trimmer(budget, policy, counter, options)
+    trim = trimmer(
+        budget,
+        policy,
+        counter,
+        options,
+        TrimSettings(strategy, on_invalid, summarize, summary_tokens),
+        agent=True,
+    )
     schemas = tool_schemas(tools)
 
     def update(kept: Sequence[BaseMessage]) -> dict[str, Any]:
@@ -82,8 +98,8 @@ class CupelTrimMiddleware(AgentMiddleware):
     """``langchain.agents.create_agent`` middleware: each model call is sent a trimmed conversation.
 
     The system message (pinned) and the request's tool schemas are charged against ``budget``; the
-    agent's stored history is untouched. Arguments are those of
-    :func:`cupel.integrations.langchain.message_trimmer`.
+    agent's stored history is untouched. Arguments and the overflow rule are those of
+    :func:`pre_model_hook`.
     """
 
     def __init__(
@@ -93,9 +109,20 @@ class CupelTrimMiddleware(AgentMiddleware):
         counter: AsyncCounterLike | None = None,
         *,
         options: ChatOptions | None = None,
+        strategy: ChatStrategy | None = None,
+        on_invalid: OnInvalid = "error",
+        summarize: Summarizer | bool | None = None,
+        summary_tokens: int = 0,
     ) -> None:
         super().__init__()
-        self._trim = trimmer(budget, policy, counter, options)
+        self._trim = trimmer(
+            budget,
+            policy,
+            counter,
+            options,
+            TrimSettings(strategy, on_invalid, summarize, summary_tokens),
+            agent=True,
+        )
 
     @staticmethod
     def _split(request: ModelRequest) -> list[BaseMessage]:

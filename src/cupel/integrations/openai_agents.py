@@ -19,11 +19,13 @@ from typing import Any
 
 from cupel.chat._parse import MessageView
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy
+from cupel.chat.select import ChatPolicy, OnInvalid
+from cupel.chat.summarize import Summarizer
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
-from cupel.integrations._trim import Trimmer, items_by_view
+from cupel.integrations._trim import Trimmer, TrimSettings
 from cupel.model import ContextBudget
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.asynchronous import AsyncCounterLike
 
 try:
@@ -140,18 +142,31 @@ def _tool_schemas(tools: Sequence[object]) -> list[dict[str, Any]]:
     ]
 
 
+def _summary(text: str) -> tuple[object, ...]:
+    """A text summary as a unit: one ``system`` message item."""
+    return ({"role": "system", "content": text},)
+
+
 def input_filter(
     budget: ContextBudget | int,
     policy: ChatPolicy = None,
     counter: AsyncCounterLike | None = None,
     *,
     options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
 ) -> Callable[[CallModelData[Any]], Awaitable[ModelInputData]]:
     """A ``call_model_input_filter`` keeping the model's input within ``budget`` tokens.
 
     Returns the same item objects, in order; the agent's instructions (pinned, as a system message)
     and its function tools' schemas count against the budget. ``counter`` may be async.
+    ``strategy``, ``on_invalid``, ``summarize`` and ``summary_tokens`` are those of
+    :func:`cupel.chat.select_messages` (a text summary becomes a ``system`` message item); without a
+    ``policy`` a latest turn too long for the budget is truncated instead of raising.
     """
+    settings = TrimSettings(strategy, on_invalid, summarize, summary_tokens)
 
     async def filter_input(data: CallModelData[Any]) -> ModelInputData:
         items = list(data.model_data.input)
@@ -169,7 +184,9 @@ def input_filter(
                 return MessageView("system", instructions)
             return unit_view(unit, answered)
 
-        trim = Trimmer(items_by_view(view_of), budget, policy, counter, options)
+        trim = Trimmer(
+            view_of, budget, policy, counter, options, settings=settings, summary_of=_summary, agent=True
+        )
         tools = getattr(data.agent, "tools", ())
         selection = await trim.aselect([*head, *units], _tool_schemas(tools))
         kept = [item for unit in selection.messages for item in unit]

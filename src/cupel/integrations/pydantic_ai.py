@@ -17,16 +17,18 @@ from typing import Any
 
 from cupel.chat._parse import MessageView
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy
+from cupel.chat.select import ChatPolicy, OnInvalid
+from cupel.chat.summarize import Summarizer
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
-from cupel.integrations._trim import Trimmer, items_by_view
+from cupel.integrations._trim import Trimmer, TrimSettings
 from cupel.model import ContextBudget
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.asynchronous import AsyncCounterLike
 
 try:
     from pydantic_ai.capabilities import AbstractCapability
-    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart
     from pydantic_ai.models import ModelRequestContext
     from pydantic_ai.tools import RunContext
 except ImportError as error:  # pragma: no cover - exercised with the extra blocked
@@ -138,20 +140,45 @@ def message_view(message: ModelMessage, index: int) -> MessageView:
     )
 
 
+def _summary(text: str) -> ModelRequest:
+    return ModelRequest(parts=[SystemPromptPart(content=text)])
+
+
+def _trimmer(
+    budget: ContextBudget | int,
+    policy: ChatPolicy,
+    counter: AsyncCounterLike | None,
+    options: ChatOptions | None,
+    settings: TrimSettings,
+) -> Trimmer:
+    return Trimmer(
+        message_view, budget, policy, counter, options, settings=settings, summary_of=_summary, agent=True
+    )
+
+
 def history_processor(
     budget: ContextBudget | int,
     policy: ChatPolicy = None,
     counter: AsyncCounterLike | None = None,
     *,
     options: ChatOptions | None = None,
+    strategy: ChatStrategy | None = None,
+    on_invalid: OnInvalid = "error",
+    summarize: Summarizer | bool | None = None,
+    summary_tokens: int = 0,
 ) -> Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]:
     """An async history processor keeping the history within ``budget`` tokens.
 
     Returns the same message objects, in order. A request holding a system prompt is pinned (with
     ``ChatOptions.pin_system``), as is the last request (``pin_last_user``), so the processed history
-    always ends with the request the model must answer. ``counter`` may be async.
+    always ends with the request the model must answer. ``counter`` may be async. ``strategy``,
+    ``on_invalid``, ``summarize`` and ``summary_tokens`` are those of
+    :func:`cupel.chat.select_messages` (a text summary becomes a request with a system prompt part);
+    without a ``policy`` a latest turn too long for the budget is truncated instead of raising.
     """
-    trim = Trimmer(items_by_view(message_view), budget, policy, counter, options)
+    trim = _trimmer(
+        budget, policy, counter, options, TrimSettings(strategy, on_invalid, summarize, summary_tokens)
+    )
 
     async def process(messages: list[ModelMessage]) -> list[ModelMessage]:
         return list((await trim.aselect(messages)).messages)
@@ -174,8 +201,14 @@ class TrimHistory(AbstractCapability[Any]):
         counter: AsyncCounterLike | None = None,
         *,
         options: ChatOptions | None = None,
+        strategy: ChatStrategy | None = None,
+        on_invalid: OnInvalid = "error",
+        summarize: Summarizer | bool | None = None,
+        summary_tokens: int = 0,
     ) -> None:
-        self._trim = Trimmer(items_by_view(message_view), budget, policy, counter, options)
+        self._trim = _trimmer(
+            budget, policy, counter, options, TrimSettings(strategy, on_invalid, summarize, summary_tokens)
+        )
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

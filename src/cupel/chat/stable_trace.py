@@ -1,0 +1,50 @@
+"""The tracing hook of :class:`~cupel.chat.StableWindow`: one ``cupel.stable_window`` span per turn.
+
+Inside ``cupel.otel.tracing()``, each turn of a window is reported as one operation (as
+``cupel.assembly`` is) carrying the budget, the strategy, the outcome and whether the turn appended or
+compacted; a compaction's own selection is traced as usual beside it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from cupel.diagnostics.hooks import active_sink, current_attributes
+from cupel.model import ContextBudget
+
+__all__ = ["SPAN_NAME", "traced_turn"]
+
+SPAN_NAME = "cupel.stable_window"
+
+
+@contextmanager
+def traced_turn(budget: ContextBudget, strategy: str) -> Iterator[Callable[[Any], None]]:
+    """Time one window turn; call the yielded function with the turn's ``StableSelection``."""
+    sink = active_sink()
+    outcome: dict[str, object] = {}
+
+    def record(selection: Any) -> None:
+        outcome["cupel.result.tokens"] = selection.tokens
+        outcome["cupel.stable_window.message_count"] = len(selection.messages)
+        outcome["cupel.stable_window.prefix"] = selection.prefix
+        outcome["cupel.stable_window.compacted"] = selection.compacted
+
+    if sink is None:
+        yield record
+        return
+    attributes: dict[str, object] = {
+        "cupel.budget.max_tokens": budget.max_tokens,
+        "cupel.budget.target_tokens": budget.target_tokens,
+        "cupel.chat.strategy": strategy,
+        **current_attributes(),
+    }
+    started_ns = time.time_ns()
+    try:
+        yield record
+    except BaseException as error:
+        sink.operation(SPAN_NAME, started_ns, time.time_ns(), {**attributes, **outcome}, error)
+        raise
+    sink.operation(SPAN_NAME, started_ns, time.time_ns(), {**attributes, **outcome}, None)
