@@ -37,4 +37,9 @@ def descending_indices(indices: Sequence[int], scores: Sequence[float]) -> list[
 
 def sort_by_score(entries: Sequence[T], score: Callable[[T], float], *, reverse: bool = True) -> list[T]:
     """``entries`` sorted by ``score(entry)`` (descending unless ``reverse=False``), stable, NaN lowest."""
-    return sorted(entries, key=lambda entry: nan_last(score(entry)), reverse=reverse)
+    keys = list(map(score, entries))
+    if has_nan(keys):
+        keys = list(map(nan_last, keys))
+    # Sorting positions by precomputed keys: one key call per entry, C-level comparisons.
+    order = sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+    return list(map(entries.__getitem__, order))

@@ -9,8 +9,8 @@ from typing import Any
 
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
-from cupel.diagnostics.events import item_event
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, budget_exceeded
+from cupel.diagnostics.events import item_event, item_events
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     PipelineStage,
@@ -24,6 +24,9 @@ __all__ = ["Tracer"]
 
 # The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
 _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
+_PINNED = InclusionReason.PINNED
+_ZERO_TOKEN = InclusionReason.ZERO_TOKEN
+_SCORED = InclusionReason.SCORED
 
 
 class Tracer:
@@ -40,6 +43,7 @@ class Tracer:
         "observer",
         "on_excluded",
         "on_included",
+        "plain",
         "record_item",
         "run_end",
         "stage_started_ns",
@@ -58,6 +62,9 @@ class Tracer:
         # Bound once: the per-item calls of a large run. The report-building collector without a
         # callback keeps every item event as it comes, so its event list is appended to directly.
         self.record_item: Callable[[TraceEvent], None] | None = None
+        # The plain report-building collector: its event list and report entries are independent
+        # buffers, so a batch of decisions can fill them one after the other (see ``batch``).
+        self.plain = type(collector) is DiagnosticTraceCollector and collector.on_event is None
         if self.item_events:
             self.record_item = collector.record_item_event
             if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
@@ -97,6 +104,44 @@ class Tracer:
         if self.on_included is not None:
             self.on_included(item, score, reason)
 
+    def included_all(self, placed: list[ContextItem], items: list[ContextItem], scores: list[float]) -> None:
+        """Report every placed item, in placed order, with its score and inclusion reason."""
+        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
+        placed_scores = [score_by_id[id(item)] for item in placed]
+        reasons = [
+            _PINNED if item.pinned else _ZERO_TOKEN if item.tokens == 0 else _SCORED for item in placed
+        ]
+        if not self.plain:
+            for item, score, reason in zip(placed, placed_scores, reasons, strict=True):
+                self.included(item, score, reason)
+            return
+        collector: Any = self.collector
+        if self.item_events:
+            place = PipelineStage.PLACE
+            prefix = _INCLUDED_PREFIX
+            messages = [
+                f"{prefix[reason]}{score:.6g}" for score, reason in zip(placed_scores, reasons, strict=True)
+            ]
+            collector.events.extend(item_events(place, messages))
+        collector._included.extend(collector._entries[2](len(placed), placed, placed_scores, reasons))
+
+    def excluded_all(
+        self,
+        stage: PipelineStage,
+        items: list[ContextItem],
+        scores: list[float],
+        reasons: list[ExclusionReason],
+    ) -> None:
+        """Report a batch of exclusions at ``stage``, in the given order."""
+        if not self.plain:
+            for item, score, reason in zip(items, scores, reasons, strict=True):
+                self.excluded(stage, item, score, reason)
+            return
+        collector: Any = self.collector
+        if self.item_events:
+            collector.events.extend(item_events(stage, [reason.describe() for reason in reasons]))
+        collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
+
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
     ) -> tuple[list[ContextItem], list[float]]:
@@ -124,31 +169,17 @@ class Tracer:
                 sliced_scores,
                 type(slicer).__name__,
             )
-            remaining_at = dict(skipped)
             selected = set(chosen)
-            for index in order:
-                if index in selected:
-                    continue
-                item = scoreable[index]
-                score = scores[index]
-                remaining = remaining_at.get(index)
-                explained = None if remaining is None else budget_exceeded(tokens[index], remaining)
-                self.excluded(PipelineStage.SLICE, item, score, attribution.reason(item, score, explained))
+            left_out = [index for index in order if index not in selected]
+            left_items = list(map(scoreable.__getitem__, left_out))
+            left_scores = list(map(scores.__getitem__, left_out))
+            # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
+            available = list(map(dict(skipped).get, left_out))
+            left_tokens = list(map(tokens.__getitem__, left_out))
+            reasons = attribution.budget_reasons(left_tokens, left_scores, available)
+            self.excluded_all(PipelineStage.SLICE, left_items, left_scores, reasons)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
-
-    def included_all(self, placed: list[ContextItem], items: list[ContextItem], scores: list[float]) -> None:
-        """Report every placed item with its inclusion reason."""
-        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
-        for item in placed:
-            score = score_by_id[id(item)]
-            if item.pinned:
-                reason = InclusionReason.PINNED
-            elif item.tokens == 0:
-                reason = InclusionReason.ZERO_TOKEN
-            else:
-                reason = InclusionReason.SCORED
-            self.included(item, score, reason)
 
     def slice_excluded(
         self,

@@ -9,10 +9,12 @@ does not guard. The result equals what the validating constructor builds (tests 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
+from itertools import repeat
 from typing import Any, TypeVar
 
-__all__ = ["trusted_constructor"]
+__all__ = ["trusted_batch", "trusted_constructor"]
 
 T = TypeVar("T")
 
@@ -55,3 +57,23 @@ def trusted_constructor(cls: type[T]) -> Callable[..., T]:
         return record
 
     return make4
+
+
+def trusted_batch(cls: type[T]) -> Callable[..., list[T]]:
+    """``[cls(*values) for values in zip(*columns)]`` without ``__init__``, for ``count`` records.
+
+    Every field is given as a column (an iterable of at least ``count`` values), positionally, in
+    declaration order. The records are allocated, then each field set column by column by C-level
+    ``map`` passes: no Python-level call per record.
+    """
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    setters = [cls.__dict__[field.name].__set__ for field in fields]
+    new = object.__new__
+
+    def build(count: int, *columns: Iterable[Any]) -> list[T]:
+        records: list[T] = list(map(new, repeat(cls, count)))
+        for setter, column in zip(setters, columns, strict=True):
+            deque(map(setter, records, column), maxlen=0)
+        return records
+
+    return build

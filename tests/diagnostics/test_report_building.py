@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gc
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import repeat
 
 import pytest
 from hypothesis import given, settings
@@ -23,7 +25,9 @@ from cupel import (
     TraceEvent,
 )
 from cupel._gc_pause import collector_paused
-from cupel.diagnostics.events import PipelineStage, item_event
+from cupel._score_order import nan_last, sort_by_score
+from cupel._trusted import trusted_batch
+from cupel.diagnostics.events import PipelineStage, item_event, item_events
 from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, budget_exceeded
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
@@ -148,3 +152,50 @@ def test_overlapping_pauses_restore_the_state_once_the_last_ends() -> None:
     release.set()
     worker.join()
     assert gc.isenabled()
+
+
+class _ItemByItemCollector(DiagnosticTraceCollector):
+    """Not the plain collector type, so the pipeline reports to it one decision at a time."""
+
+
+@settings(max_examples=120, deadline=None)
+@given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES))
+def test_batched_reports_equal_item_by_item_ones(
+    items: list[ContextItem], budget: ContextBudget, sample: Pipeline
+) -> None:
+    reference = _ItemByItemCollector(TraceDetailLevel.ITEM)
+    try:
+        sample.run_traced(items, budget, reference)
+    except Exception as error:  # the same error either way
+        with pytest.raises(type(error)):
+            sample.dry_run(items, budget)
+        return
+    expected = reference.build_report()
+    actual = sample.dry_run(items, budget)
+    assert _without_timings(actual).to_json() == _without_timings(expected).to_json()
+    assert [entry.item for entry in actual.included] == [entry.item for entry in expected.included]
+    assert [entry.item for entry in actual.excluded] == [entry.item for entry in expected.excluded]
+    assert [type(entry.reason) for entry in actual.excluded] == [
+        type(entry.reason) for entry in expected.excluded
+    ]
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from([0.0, -0.0, 1.0, 0.5, math.nan, math.inf, -math.inf]), st.integers()))
+)
+def test_sort_by_score_equals_the_keyed_sort(entries: list[tuple[float, int]]) -> None:
+    for reverse in (True, False):
+        expected = sorted(entries, key=lambda entry: nan_last(entry[0]), reverse=reverse)
+        actual = sort_by_score(entries, lambda entry: entry[0], reverse=reverse)
+        assert [id(entry) for entry in actual] == [id(entry) for entry in expected]
+
+
+@given(st.lists(st.text(max_size=8), max_size=20))
+def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
+    batch = item_events(PipelineStage.SLICE, messages)
+    assert batch == [TraceEvent(PipelineStage.SLICE, 0.0, 1, message) for message in messages]
+    assert all(type(event) is TraceEvent for event in batch)
+    reasons = [BudgetExceeded(len(message), 0) for message in messages]
+    items = [ContextItem(content=message or "x", tokens=1) for message in messages]
+    entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
+    assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]

@@ -24,6 +24,7 @@ from cupel.diagnostics.reasons import (
     Filtered,
     PinnedOverride,
     ScoredTooLow,
+    budget_exceeded,
 )
 from cupel.model import ContextItem
 
@@ -62,7 +63,10 @@ class SliceAttribution:
 
     def reason(self, item: ContextItem, score: float, explained: ExclusionReason | None) -> ExclusionReason:
         """The reason reported for ``item``; ``explained`` is the slicer's own reason, if it gave one."""
-        tokens = item.tokens
+        return self.tokens_reason(item.tokens, score, explained)
+
+    def tokens_reason(self, tokens: int, score: float, explained: ExclusionReason | None) -> ExclusionReason:
+        """:meth:`reason` for an item of ``tokens`` tokens (all of the item it depends on)."""
         if (
             self.displaced_by is not None
             and not _fits(tokens, self.effective_target)
@@ -74,6 +78,26 @@ class SliceAttribution:
             # The item fitted: the budget is not why it stayed out.
             return self.unexplained(score)
         return reason
+
+    def budget_reasons(
+        self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
+    ) -> list[ExclusionReason]:
+        """:meth:`reason` for each item the slicer explained as ``BudgetExceeded(tokens, available)``
+        (``None``: not explained), in order; the batch form for large runs without pinned items."""
+        if self.displaced_by is not None:
+            return [
+                self.tokens_reason(tokens, score, None if left is None else budget_exceeded(tokens, left))
+                for tokens, score, left in zip(item_tokens, scores, available, strict=True)
+            ]
+        leftover = self.leftover
+        unexplained = self.unexplained
+        reasons: list[ExclusionReason] = []
+        append = reasons.append
+        for tokens, score, left in zip(item_tokens, scores, available, strict=True):
+            if left is None:
+                left = leftover
+            append(unexplained(score) if tokens <= left else budget_exceeded(tokens, left))
+        return reasons
 
     def unexplained(self, score: float) -> ExclusionReason:
         """An item that fitted but was not chosen, without a reason from the slicer."""

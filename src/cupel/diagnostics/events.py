@@ -6,11 +6,13 @@ the slicers, which all use them; their wire converters live beside them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import repeat
 from typing import Any, ClassVar
 
-from cupel._trusted import trusted_constructor
+from cupel._trusted import trusted_batch, trusted_constructor
 from cupel._wire_format import (
     WireFormat,
     budget_from_dict,
@@ -78,11 +80,18 @@ class CountRequirementShortfall:
 
 
 _make_event = trusted_constructor(TraceEvent)
+_make_events = trusted_batch(TraceEvent)
 
 
 def item_event(stage: PipelineStage, message: str) -> TraceEvent:
     """``TraceEvent(stage, 0.0, 1, message)`` for one item's decision, without re-validating constants."""
     return _make_event(stage, 0.0, 1, message)
+
+
+def item_events(stage: PipelineStage, messages: Sequence[str]) -> list[TraceEvent]:
+    """:func:`item_event` for each message, in order, built in one batch."""
+    count = len(messages)
+    return _make_events(count, repeat(stage, count), repeat(0.0, count), repeat(1, count), messages)
 
 
 def event_to_dict(event: TraceEvent) -> dict[str, Any]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from enum import IntEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from cupel._score_order import sort_by_score
-from cupel._trusted import trusted_constructor
+from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
@@ -120,13 +121,26 @@ class NullTraceCollector:
         return "NullTraceCollector()"
 
 
+_SCORE = attrgetter("score")
+
+
 @functools.cache
-def _entry_constructors() -> tuple[Callable[..., IncludedItem], Callable[..., ExcludedItem]]:
+def _entry_constructors() -> tuple[
+    Callable[..., IncludedItem],
+    Callable[..., ExcludedItem],
+    Callable[..., list[IncludedItem]],
+    Callable[..., list[ExcludedItem]],
+]:
     """Report entries from a run's (item, score, reason) records: values the pipeline produced.
     Made on first use, as the report module is imported on first use."""
     from cupel.diagnostics.report import ExcludedItem, IncludedItem
 
-    return trusted_constructor(IncludedItem), trusted_constructor(ExcludedItem)
+    return (
+        trusted_constructor(IncludedItem),
+        trusted_constructor(ExcludedItem),
+        trusted_batch(IncludedItem),
+        trusted_batch(ExcludedItem),
+    )
 
 
 class DiagnosticTraceCollector:
@@ -150,8 +164,10 @@ class DiagnosticTraceCollector:
         self.events: list[TraceEvent] = []
         self.overflow: OverflowEvent | None = None
         self._candidates: tuple[ContextItem, ...] = ()
-        self._included: list[tuple[ContextItem, float, InclusionReason]] = []
-        self._excluded: list[tuple[ContextItem, float, ExclusionReason]] = []
+        # Report entries are built as decisions arrive (no intermediate records per item).
+        self._included: list[IncludedItem] = []
+        self._excluded: list[ExcludedItem] = []
+        self._entries = _entry_constructors()
         self._shortfalls: list[CountRequirementShortfall] = []
         self._callback_failed = False
 
@@ -197,10 +213,10 @@ class DiagnosticTraceCollector:
     def on_excluded(
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
-        self._excluded.append((item, score, reason))
+        self._excluded.append(self._entries[1](item, score, reason))
 
     def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        self._included.append((item, score, reason))
+        self._included.append(self._entries[0](item, score, reason))
 
     def on_shortfalls(self, shortfalls: Sequence[CountRequirementShortfall]) -> None:
         self._shortfalls.extend(shortfalls)
@@ -215,14 +231,12 @@ class DiagnosticTraceCollector:
         """The report of the run this collector observed."""
         from cupel.diagnostics.report import SelectionReport
 
-        included_entry, excluded_entry = _entry_constructors()
-
         # Stable sort: equal scores keep the order in which items were excluded.
-        excluded = sort_by_score(self._excluded, lambda entry: entry[1])
+        excluded = sort_by_score(self._excluded, _SCORE)
         return SelectionReport(
             events=tuple(self.events),
-            included=tuple(included_entry(*entry) for entry in self._included),
-            excluded=tuple(excluded_entry(*entry) for entry in excluded),
+            included=tuple(self._included),
+            excluded=tuple(excluded),
             total_candidates=len(self._candidates),
             total_tokens_considered=sum(item.tokens for item in self._candidates),
             count_requirement_shortfalls=tuple(self._shortfalls),
