@@ -24,7 +24,16 @@ def trusted_constructor(cls: type[T]) -> Callable[..., T]:
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = [cls.__dict__[field.name].__set__ for field in fields]
     new = object.__new__
-    # Fixed arities avoid a loop per record; these are all the library needs (2 to 4 fields).
+    # Fixed arities avoid a loop per record for the small records a report is made of (2 to 4 fields).
+    if len(setters) not in (2, 3, 4):
+
+        def make(*values: Any) -> T:
+            record: T = new(cls)
+            for set_field, value in zip(setters, values, strict=True):
+                set_field(record, value)
+            return record
+
+        return make
     if len(setters) == 2:
         set_a, set_b = setters
 

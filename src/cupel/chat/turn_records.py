@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from cupel._trusted import trusted_constructor
 from cupel.chat._choice import available_tokens
 from cupel.chat._parse import SYSTEM_ROLES, ParsedMessage, link_units
 from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, parsed_costs
@@ -127,6 +128,10 @@ def _unit_item(records: TurnRecords, unit: UnitRecord) -> ContextItem:
     )
 
 
+# Every ContextItem field, positionally, in declaration order, without ``__init__``'s validation.
+_new_item = trusted_constructor(ContextItem)
+
+
 def _trusted_item(
     content: str,
     tokens: int,
@@ -140,21 +145,20 @@ def _trusted_item(
     content, int tokens, enum members, a tuple of str tags, an aware timestamp): one per older turn,
     where validation would dominate the strategy's time.
     """
-    item = object.__new__(ContextItem)
-    setter = object.__setattr__
-    setter(item, "content", content)
-    setter(item, "tokens", tokens)
-    setter(item, "kind", kind)
-    setter(item, "source", source)
-    setter(item, "priority", None)
-    setter(item, "tags", tags)
-    setter(item, "metadata", _ReadOnlyMap(metadata))
-    setter(item, "timestamp", timestamp)
-    setter(item, "future_relevance_hint", None)
-    setter(item, "pinned", False)
-    setter(item, "original_tokens", None)
-    setter(item, "_timestamp_us", epoch_microseconds(timestamp))
-    return item
+    return _new_item(
+        content,
+        tokens,
+        kind,
+        source,
+        None,
+        tags,
+        _ReadOnlyMap(metadata),
+        timestamp,
+        None,
+        False,
+        None,
+        epoch_microseconds(timestamp),
+    )
 
 
 def _turn_item(records: TurnRecords, number: int, units: Sequence[UnitRecord]) -> ContextItem:
