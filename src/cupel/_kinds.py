@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
+from typing import TypeVar
 
 from cupel.model import ContextItem, ascii_fold
 
-__all__ = ["folded_kinds"]
+__all__ = ["folded_kinds", "per_kind"]
 
 _KIND = attrgetter("kind")
+T = TypeVar("T")
 
 
 def folded_kinds(items: Iterable[ContextItem]) -> list[str]:
@@ -26,3 +28,15 @@ def folded_kinds(items: Iterable[ContextItem]) -> list[str]:
     keys = list(map(id, kinds))
     folded = {key: ascii_fold(kind) for key, kind in dict(zip(keys, kinds, strict=True)).items()}
     return list(map(folded.__getitem__, keys))
+
+
+def per_kind(items: Iterable[ContextItem], value: Callable[[str], T]) -> list[T]:
+    """``value(folded kind)`` for each item, computed once per distinct kind object.
+
+    Items are grouped by the identity of their kind (interned, so usually a handful of objects);
+    the per-item work is a few C-level passes.
+    """
+    kinds = list(map(_KIND, items))
+    distinct = dict(zip(map(id, kinds), kinds, strict=True))
+    table = {key: value(ascii_fold(kind)) for key, kind in distinct.items()}
+    return list(map(table.__getitem__, map(id, kinds)))
