@@ -241,6 +241,14 @@ def int_column(values: list[int]) -> list[int]:
     return values if array is None else column(array, values)
 
 
+def float_column(values: list[float]) -> list[float]:
+    """``values`` as a :class:`Column` when large (converted once, here), else ``values`` itself."""
+    np = _large(values)
+    if np is None or type(values) is Column:
+        return values
+    return column(_floats(np, values), values)
+
+
 def take(values: Sequence[Any], indices: Sequence[int]) -> list[Any] | None:
     """``[values[index] for index in indices]`` from the arrays two Columns carry, or None."""
     if type(values) is not Column or type(indices) is not Column:

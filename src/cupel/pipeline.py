@@ -237,7 +237,7 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scores = score_items(self.scorer, scoreable) if scoreable else []
+        scores = _numeric.float_column(score_items(self.scorer, scoreable)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 
