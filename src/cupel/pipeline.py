@@ -267,6 +267,7 @@ class Pipeline:
         effective = compute_effective_budget(budget, pinned_tokens)
         slice_indices = getattr(self.slicer, "slice_indices", None) if tracer is None else None
         sliced_tokens: int | None = None
+        items: list[ContextItem] | None = None  # pinned + sliced, when built in one pass
         if slice_indices is not None:
             # An untraced slicer that works on index lists never needs the scored list built: far
             # fewer objects touched on large inputs (GreedySlice.slice runs the same function).
@@ -274,7 +275,7 @@ class Pipeline:
             scores = prepared.scores
             tokens = prepared.tokens
             chosen = slice_indices(prepared.order, tokens, scores, effective)
-            sliced = list(map(scoreable.__getitem__, chosen))
+            items = [*pinned, *map(scoreable.__getitem__, chosen)]
             # From numpy arrays when the run made them (no pass over the selected objects).
             sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
             sliced_tokens = _numeric.take_sum(tokens, chosen)
@@ -286,7 +287,8 @@ class Pipeline:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
         # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
-        items = pinned + sliced
+        if items is None:
+            items = pinned + sliced
         item_scores = [PINNED_SCORE] * len(pinned) + sliced_scores
         merged_tokens = sum(map(_TOKENS, items)) if sliced_tokens is None else pinned_tokens + sliced_tokens
         entering_place = len(items)
