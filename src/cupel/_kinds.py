@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import TypeVar
 
-from cupel.model import ContextItem, ascii_fold
+from cupel.model import ContextItem, ContextKind, ascii_fold
 
 __all__ = ["folded_kinds", "per_kind"]
 
@@ -30,12 +30,20 @@ def folded_kinds(items: Iterable[ContextItem]) -> list[str]:
     return list(map(folded.__getitem__, keys))
 
 
-def per_kind(items: Iterable[ContextItem], value: Callable[[str], T]) -> list[T]:
+def per_kind(items: Sequence[ContextItem], value: Callable[[str], T]) -> list[T]:
     """``value(folded kind)`` for each item, computed once per distinct kind object.
 
-    Items are grouped by the identity of their kind (interned, so usually a handful of objects);
-    the per-item work is a few C-level passes.
+    Kinds are interned, so the usual items share a handful of kind objects: the values are computed
+    for those and each item's is found by the identity of its kind in one fused C-level pass. Kind
+    objects built otherwise are grouped by identity in a second pass.
     """
+    interned = list(ContextKind._interned.values())  # one C-level copy; other threads may add kinds
+    if len(interned) <= len(items):
+        table = {id(kind): value(ascii_fold(kind)) for kind in interned}
+        try:
+            return list(map(table.__getitem__, map(id, map(_KIND, items))))
+        except KeyError:
+            pass
     kinds = list(map(_KIND, items))
     distinct = dict(zip(map(id, kinds), kinds, strict=True))
     table = {key: value(ascii_fold(kind)) for key, kind in distinct.items()}
