@@ -33,9 +33,10 @@ _numpy_checked = False
 
 
 class Column(list[Any]):
-    """A list made from a numpy array, carrying the array (``array``) for later steps of the run.
+    """A list that carries a numpy array of its values (``array``, once set) for later steps of the run.
 
-    It is an ordinary list to everything else; it pickles as a plain list.
+    It is an ordinary list to everything else; it pickles as a plain list. The array is set when the
+    list is complete and neither changes afterwards.
     """
 
     __slots__ = ("array",)
@@ -71,10 +72,16 @@ def _large(values: Sequence[Any]) -> Any:
     return numpy_module() if len(values) >= THRESHOLD else None
 
 
+def _carried(values: Sequence[Any]) -> Any:
+    """The array a :class:`Column` carries (None for another sequence, or before it has one)."""
+    return getattr(values, "array", None) if type(values) is Column else None
+
+
 def _ints(np: Any, values: Sequence[int]) -> Any:
     """``values`` as an int64 array (the carried one if any); None when an integer does not fit."""
-    if type(values) is Column and values.array.dtype == np.int64:
-        return values.array
+    carried = _carried(values)
+    if carried is not None and carried.dtype == np.int64:
+        return carried
     if type(values) is range:
         return np.arange(values.start, values.stop, values.step, dtype=np.int64)
     try:
@@ -85,8 +92,9 @@ def _ints(np: Any, values: Sequence[int]) -> Any:
 
 def _floats(np: Any, values: Sequence[float]) -> Any:
     """``values`` as a float64 array (the carried one if any)."""
-    if type(values) is Column and values.array.dtype == np.float64:
-        return values.array
+    carried = _carried(values)
+    if carried is not None and carried.dtype == np.float64:
+        return carried
     return np.fromiter(values, dtype=np.float64, count=len(values))
 
 
@@ -233,35 +241,42 @@ def greedy_fill(
 
 
 def int_column(values: list[int]) -> list[int]:
-    """``values`` as a :class:`Column` when large (converted once, here), else ``values`` itself."""
+    """``values`` carrying its int64 array when large (converted once, here); else unchanged."""
     np = _large(values)
-    if np is None:
+    if np is None or _carried(values) is not None:
         return values
     array = _ints(np, values)
-    return values if array is None else column(array, values)
+    if array is None:
+        return values
+    if type(values) is Column:
+        values.array = array  # the caller's own list: no copy
+        return values
+    return column(array, values)
 
 
 def float_column(values: list[float]) -> list[float]:
-    """``values`` as a :class:`Column` when large (converted once, here), else ``values`` itself."""
+    """``values`` carrying its float64 array when large (converted once, here); else unchanged."""
     np = _large(values)
-    if np is None or type(values) is Column:
+    if np is None or _carried(values) is not None:
         return values
     return column(_floats(np, values), values)
 
 
 def take(values: Sequence[Any], indices: Sequence[int]) -> list[Any] | None:
     """``[values[index] for index in indices]`` from the arrays two Columns carry, or None."""
-    if type(values) is not Column or type(indices) is not Column:
+    array, index = _carried(values), _carried(indices)
+    if array is None or index is None:
         return None
-    taken: list[Any] = values.array[indices.array].tolist()
+    taken: list[Any] = array[index].tolist()
     return taken
 
 
 def take_sum(values: Sequence[int], indices: Sequence[int]) -> int | None:
     """``sum(values[index] for index in indices)`` from the arrays two Columns carry, or None."""
-    if type(values) is not Column or type(indices) is not Column:
+    array, index = _carried(values), _carried(indices)
+    if array is None or index is None:
         return None
-    picked = values.array[indices.array]
+    picked = array[index]
     if len(picked) and int(abs(picked).max()) * len(picked) >= 2**62:
         return None  # the int64 sum could overflow
     return int(picked.sum())

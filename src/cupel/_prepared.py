@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import attrgetter, gt
+from operator import attrgetter, gt, not_
 
 from cupel import _numeric
 from cupel.errors import CupelTypeError, PinnedItemsExceedBudgetError
@@ -18,6 +18,7 @@ from cupel.model import ContextBudget, ContextItem, ScoredItem
 __all__ = ["Prepared", "check_pinned_budget", "checked_items", "deduplicate"]
 
 _CONTENT = attrgetter("content")
+_PINNED = attrgetter("pinned")
 
 
 class Prepared:
@@ -62,6 +63,34 @@ class Prepared:
         if self._tokens is None:
             self._tokens = [item.tokens for item in self.scoreable]
         return self._tokens
+
+
+#: Up to this many pinned items are deleted from copies of the lists rather than filtered out.
+_FEW_PINNED = 16
+
+
+def split_pinned(
+    items: Sequence[ContextItem], counts: list[int]
+) -> tuple[list[ContextItem], int, list[ContextItem]]:
+    """Classify without negative token counts: the pinned items, their tokens, and the rest.
+
+    ``counts`` (the items' token counts, a list of the caller's) is left holding the rest's counts.
+    """
+    flags = list(map(_PINNED, items))
+    if not any(flags):
+        return [], 0, list(items)
+    positions = list(compress(range(len(flags)), flags))
+    pinned = list(map(items.__getitem__, positions))
+    pinned_tokens = sum(map(counts.__getitem__, positions))
+    if len(positions) <= _FEW_PINNED:
+        scoreable = list(items)
+        for position in reversed(positions):
+            del scoreable[position]
+            del counts[position]
+        return pinned, pinned_tokens, scoreable
+    unpinned = list(map(not_, flags))
+    counts[:] = compress(counts, unpinned)
+    return pinned, pinned_tokens, list(compress(items, unpinned))
 
 
 def check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
