@@ -18,7 +18,7 @@ from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextKind, ContextSource
 from cupel.tokens.base import CounterLike
 
-__all__ = ["SummaryPlan", "plan_summary"]
+__all__ = ["SummaryPlan", "finish_plan", "plan_summary"]
 
 _REPAIRS = (OrphanedToolResult, UnansweredToolCall)
 
@@ -119,6 +119,13 @@ class SummaryPlan:
 
 async def _awaited(result: Any) -> Any:
     return await result
+
+
+def finish_plan(plan: ChatSelection[Any] | tuple[SummaryPlan, Any]) -> ChatSelection[Any]:
+    """A planned selection (see :func:`plan_summary`), with its summary, if one is due, written now."""
+    if isinstance(plan, ChatSelection):
+        return plan
+    return plan[0].run_sync(plan[1])
 
 
 def plan_summary(
