@@ -223,3 +223,36 @@ def test_untraced_selection_loads_neither_opentelemetry_nor_the_trace_hook() -> 
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_langchain_selection_and_trimmer_get_the_root_span(strategy: str) -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.messages import convert_to_messages
+
+    from cupel.chat.langchain import aselect_messages as lc_aselect
+    from cupel.chat.langchain import message_token_counts as lc_counts
+    from cupel.chat.langchain import select_messages as lc_select
+    from cupel.integrations.langchain import message_trimmer
+
+    messages = convert_to_messages(TRANSCRIPT)
+    budget = ContextBudget(150, 150)
+    calls: dict[str, Callable[[], Any]] = {
+        "select": lambda: lc_select(messages, budget, strategy=strategy).messages,
+        "aselect": lambda: asyncio.run(lc_aselect(messages, budget, strategy=strategy)).messages,
+        "invoke": lambda: message_trimmer(budget, strategy=strategy).invoke(messages),
+        "ainvoke": lambda: asyncio.run(message_trimmer(budget, strategy=strategy).ainvoke(messages)),
+    }
+    for name, call in calls.items():
+        kept, spans = _traced(call)
+        [root] = [span for span in spans if span.name == "cupel.chat"]
+        attributes = dict(root.attributes or {})
+        assert attributes["cupel.chat.strategy"] == strategy, name
+        assert attributes["cupel.budget.max_tokens"] == 150, name
+        assert attributes["cupel.result.tokens"] == sum(lc_counts(list(kept))), name
+        assert attributes["cupel.result.included_count"] == len(kept), name
+        expected = len(messages) - len(_kept_positions(messages, kept))
+        assert attributes["cupel.result.excluded_count"] == expected, name
+        for span in spans:
+            if span.name == "cupel.pipeline":
+                assert span.parent is not None and span.parent.span_id == root.context.span_id
