@@ -256,3 +256,27 @@ def test_langchain_selection_and_trimmer_get_the_root_span(strategy: str) -> Non
         for span in spans:
             if span.name == "cupel.pipeline":
                 assert span.parent is not None and span.parent.span_id == root.context.span_id
+
+
+@pytest.mark.parametrize(("strategy", "runs"), [("turns", [62, 22]), ("last", []), ("messages", [150, 110])])
+def test_children_are_the_selection_runs_only_and_reading_the_report_adds_none(
+    strategy: str, runs: list[int]
+) -> None:
+    """A summary re-selects with its reserve (40 tokens) taken off; explaining re-runs nothing traced."""
+    budget = ContextBudget(150, 150)
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    with tracing(CupelVerbosity.STAGE_ONLY, provider):
+        selection = select_messages(
+            TRANSCRIPT,
+            budget,
+            strategy=strategy,
+            summarize=True,
+            summary_tokens=40,  # type: ignore[arg-type]
+        )
+        before = len(exporter.get_finished_spans())
+        assert selection.report.excluded
+        assert len(exporter.get_finished_spans()) == before
+    children = [span for span in exporter.get_finished_spans() if span.name == "cupel.pipeline"]
+    assert [(span.attributes or {})["cupel.budget.target_tokens"] for span in children] == runs

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from cupel.chat.convert import INDICES_KEY
 from cupel.chat.selection import ChatSelection, resolve_budget
-from cupel.diagnostics.hooks import TraceSink, current_attributes, installed, start_operation
+from cupel.diagnostics.hooks import TraceSink, current_attributes, start_operation
 from cupel.diagnostics.identity import item_id
 from cupel.errors import CupelError
 
@@ -60,8 +60,7 @@ def outcome(selection: ChatSelection[Any], originals: Sequence[Any]) -> dict[str
 
 def exclusions(selection: ChatSelection[Any]) -> list[tuple[str, Mapping[str, object]]]:
     """One ``cupel.exclusion`` event per dropped unit (a tool call and its results travel together)."""
-    with installed(None):  # building the report is explanation, not selection: no spans of its own
-        excluded = selection.report.excluded
+    excluded = selection.report.excluded  # built untraced: explanation, not selection
     return [
         (
             "cupel.exclusion",
