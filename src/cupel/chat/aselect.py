@@ -10,7 +10,7 @@ from cupel import _async
 from cupel.chat.convert import message_token_counts
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import ChatPolicy, ChatSelection, plan_messages, selection_attributes
-from cupel.diagnostics.hooks import active_sink
+from cupel.chat.summarized import run_planned_async
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 
@@ -35,13 +35,8 @@ async def aselect_messages(
     ``select_messages`` unchanged. Selection itself runs inline, or in a worker thread for long
     transcripts (see ``docs/python-api.md``, *Async*).
     """
-    sink = active_sink()
-    if sink is None:
-        return (await _select(messages, budget, policy, counter, options, select_options))[0]
-    from cupel.chat.select_trace import atraced_selection
-
     select = functools.partial(_select, messages, budget, policy, counter, options, select_options)
-    return await atraced_selection(sink, budget, selection_attributes(policy, select_options), select)
+    return await run_planned_async(select, budget, lambda: selection_attributes(policy, select_options))
 
 
 async def _select(

@@ -31,8 +31,8 @@ from cupel.chat.select import (
     selection_attributes,
 )
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import finish_plan, plan_summary
-from cupel.diagnostics.hooks import active_sink, run_attributes
+from cupel.chat.summarized import plan_summary, run_planned, run_planned_async
+from cupel.diagnostics.hooks import run_attributes
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -203,14 +203,8 @@ def select_messages(
     A text summary becomes a ``SystemMessage``.
     """
     keywords = locals()
-    sink = active_sink()
-    if sink is None:
-        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
-    from cupel.chat.select_trace import traced_selection
-
     plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
-    attributes = selection_attributes(policy, keywords)
-    return traced_selection(sink, messages, budget, attributes, lambda: finish_plan(plan()))
+    return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
 
 
 async def aselect_messages(
@@ -237,12 +231,7 @@ async def aselect_messages(
             return plan, messages
         return await plan[0].run_async(plan[1]), messages
 
-    sink = active_sink()
-    if sink is None:
-        return (await select())[0]
-    from cupel.chat.select_trace import atraced_selection
-
-    return await atraced_selection(sink, budget, selection_attributes(policy, keywords), select)
+    return await run_planned_async(select, budget, lambda: selection_attributes(policy, keywords))
 
 
 def _plan(

@@ -31,8 +31,8 @@ from cupel.chat.select import (
     select_units,
 )
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import finish_plan, plan_summary
-from cupel.diagnostics.hooks import active_sink, run_attributes
+from cupel.chat.summarized import plan_summary, run_planned, run_planned_async
+from cupel.diagnostics.hooks import run_attributes
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import shrink_budget, tool_schema_tokens
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy
@@ -159,14 +159,9 @@ class Trimmer:
         """The :class:`~cupel.chat.ChatSelection` of ``messages``; ``schemas`` are tool schemas."""
         if is_async_counter(self.counter):
             raise CupelTypeError("an async counter needs the async call (ainvoke, abatch, astream)")
-        counter: Any = self.counter
-        sink = active_sink()
-        if sink is None:
-            return finish_plan(self._plan(messages, counter, schemas))
-        from cupel.chat.select_trace import traced_selection
-
+        counter: Any = self.counter  # not async: checked above
         plan = functools.partial(self._plan, messages, counter, schemas)
-        return traced_selection(sink, messages, self.budget, self._traced(), lambda: finish_plan(plan()))
+        return run_planned(plan, messages, self.budget, self._traced)
 
     async def aselect(self, messages: Sequence[Any], schemas: Sequence[Any] = ()) -> ChatSelection[Any]:
         """:meth:`select`, awaiting an async counter first (each distinct text once) and an async
@@ -183,12 +178,7 @@ class Trimmer:
                 return planned, messages
             return await planned[0].run_async(planned[1]), messages
 
-        sink = active_sink()
-        if sink is None:
-            return (await select())[0]
-        from cupel.chat.select_trace import atraced_selection
-
-        return await atraced_selection(sink, self.budget, self._traced(), select)
+        return await run_planned_async(select, self.budget, self._traced)
 
     def _traced(self) -> dict[str, object]:
         """A traced selection's root-span names: the policy's (when known) and the strategy."""
