@@ -31,8 +31,8 @@ from cupel.chat.select import (
     selection_attributes,
 )
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import plan_summary, run_planned, run_planned_async
-from cupel.diagnostics.hooks import run_attributes
+from cupel.chat.summarized import finish_plan, plan_summary, run_planned, run_planned_async
+from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -203,6 +203,8 @@ def select_messages(
     A text summary becomes a ``SystemMessage``.
     """
     keywords = locals()
+    if active_sink() is None:  # untraced: no span, no closures
+        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
     plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
     return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
 

@@ -25,10 +25,10 @@ from cupel.chat.options import ChatOptions
 from cupel.chat.repair import repair_links
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import plan_summary, run_planned
+from cupel.chat.summarized import finish_plan, plan_summary, run_planned
 from cupel.chat.turn_records import select_turns_fast
 from cupel.chat.whole_turns import select_turns
-from cupel.diagnostics.hooks import run_attributes
+from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextSource
@@ -313,6 +313,8 @@ def select_messages(
     reserved tokens, placed right after the system messages; nothing dropped, no summary.
     """
     keywords = locals()
+    if active_sink() is None:  # untraced: no span, no closures
+        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
     plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
     return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
 

@@ -136,7 +136,10 @@ def run_planned(
     attributes: Callable[[], Mapping[str, object]],
 ) -> ChatSelection[Any]:
     """``finish_plan(plan())``; inside ``cupel.otel.tracing()``, as one ``cupel.chat`` span whose
-    ``attributes()`` name the policy and strategy (see :mod:`cupel.chat.select_trace`)."""
+    ``attributes()`` name the policy and strategy (see :mod:`cupel.chat.select_trace`).
+
+    Callers on a hot path check :func:`~cupel.diagnostics.hooks.active_sink` first and call
+    ``finish_plan`` directly when nothing traces."""
     sink = active_sink()
     if sink is None:
         return finish_plan(plan())
