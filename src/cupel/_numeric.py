@@ -295,30 +295,47 @@ def chronological_order(keys: Sequence[int | None]) -> list[int] | None:
     return result
 
 
-def repeated_hashes(contents: Sequence[str]) -> list[int] | None:
-    """Ascending positions whose string hash occurs more than once (every repeated content is among
-    them; a hash collision only adds a position to compare), or None."""
+def duplicates(
+    contents: Sequence[str], scores: Sequence[float]
+) -> tuple[list[int], list[int], list[int]] | None:
+    """numpy twin of :func:`cupel._prepared.deduplicate` on the items' contents, or None.
+
+    Contents are grouped by their string hash; a group's winner is its highest score, then its lowest
+    index. None (the pure path decides) when a score among repeated contents is NaN or two different
+    contents share a hash.
+    """
     np = _large(contents)
     if np is None:
         return None
-    hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=len(contents))
-    by_hash = np.argsort(hashes)
+    count = len(contents)
+    hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=count)
+    by_hash = np.argsort(hashes, kind="stable")
     ordered = hashes[by_hash]
     equal = ordered[1:] == ordered[:-1]
-    shared = np.zeros(len(contents), dtype=bool)
+    if not equal.any():
+        return column(np.arange(count), list(range(count))), [], []
+    shared = np.zeros(count, dtype=bool)
     shared[1:] |= equal
     shared[:-1] |= equal
-    repeated: list[int] = np.sort(by_hash[shared]).tolist()
-    return repeated
-
-
-def survivors(count: int, dropped: Sequence[int]) -> list[int] | None:
-    """``range(count)`` without the positions in ``dropped``, as a Column, or None."""
-    if count < THRESHOLD:
-        return None
-    np = numpy_module()
-    if np is None:
-        return None
+    members = by_hash[shared]
+    groups = ordered[shared]
+    values = _floats(np, scores)[members]
+    if np.isnan(values).any():
+        return None  # Python's comparisons with NaN decide the winner
+    # Per group: highest score first, then lowest index; the first of each group wins.
+    ranked = np.lexsort((members, -values, groups))
+    members = members[ranked]
+    groups = groups[ranked]
+    first = np.ones(len(members), dtype=bool)
+    first[1:] = groups[1:] != groups[:-1]
+    winners = members[np.maximum.accumulate(np.where(first, np.arange(len(members)), 0))]
+    at = contents.__getitem__
+    if not all(map(str.__eq__, map(at, members.tolist()), map(at, winners.tolist()))):
+        return None  # a hash collision between different contents
+    losers = members[~first]
+    by_index = np.argsort(losers)
     keep = np.ones(count, dtype=bool)
-    keep[np.fromiter(dropped, dtype=np.intp, count=len(dropped))] = False
-    return column(np.flatnonzero(keep))
+    keep[losers] = False
+    dropped: list[int] = losers[by_index].tolist()
+    kept_by: list[int] = winners[~first][by_index].tolist()
+    return column(np.flatnonzero(keep)), dropped, kept_by

@@ -128,19 +128,18 @@ def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list
     Parallel lists rather than pairs: no small object per duplicate, so a large run allocates
     nothing that would set off the cyclic garbage collector.
 
-    Contents that occur once are found by whole-list passes (a count, or numpy over the string
-    hashes for large lists); only possibly repeated ones are compared in Python.
+    Contents that occur once are found by a C-level count and only repeated ones are compared in
+    Python; large lists are grouped by string hash with numpy (:func:`cupel._numeric.duplicates`).
     """
     contents = list(map(_CONTENT, scoreable))
+    fast = _numeric.duplicates(contents, scores)
+    if fast is not None:
+        return fast
     count = len(contents)
-    repeated = _numeric.repeated_hashes(contents)
-    if repeated is None:
-        occurrences = Counter(contents)
-        if len(occurrences) == count:
-            return list(range(count)), [], []
-        repeated = list(compress(range(count), map(gt, map(occurrences.__getitem__, contents), repeat(1))))
-    if not repeated:
+    occurrences = Counter(contents)
+    if len(occurrences) == count:
         return list(range(count)), [], []
+    repeated = list(compress(range(count), map(gt, map(occurrences.__getitem__, contents), repeat(1))))
     best: dict[str, int] = {}
     for index in repeated:
         content = contents[index]
@@ -150,10 +149,7 @@ def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list
     winners = set(best.values())
     dropped = [index for index in repeated if index not in winners]
     kept_by = list(map(best.__getitem__, map(contents.__getitem__, dropped)))
-    kept_indices = _numeric.survivors(count, dropped)
-    if kept_indices is None:
-        flags = [True] * count
-        for index in dropped:
-            flags[index] = False
-        kept_indices = list(compress(range(count), flags))
-    return kept_indices, dropped, kept_by
+    flags = [True] * count
+    for index in dropped:
+        flags[index] = False
+    return list(compress(range(count), flags)), dropped, kept_by
