@@ -92,9 +92,9 @@ def test_a_large_run_converts_each_column_to_numpy_once(monkeypatch: pytest.Monk
 
         monkeypatch.setattr(numpy, name, counted)
     assert [id(item) for item in PIPELINE.run(items, budget)] == [id(item) for item in expected]
-    # Timestamps and priorities (ranked), kind weights, content hashes, dropped duplicates, token
-    # counts, and the selected items' timestamps (placement): one conversion each, none repeated.
-    assert len(converted) <= 7
+    # Timestamps and priorities (ranked), kind weights, content hashes, token counts, and the
+    # selected items' timestamps (placement): one conversion each, none repeated.
+    assert len(converted) <= 6
     assert len({id(values) for values in converted}) == len(converted)
 
 
