@@ -23,6 +23,8 @@ __all__ = [
     "parse_message",
     "parse_plain",
     "plain_message",
+    "plain_of_mapping",
+    "render_plain",
     "view_of_mapping",
 ]
 
@@ -274,12 +276,25 @@ def parse_plain(
 
     Gives exactly what :func:`parse_message` gives for such a message, without building a view.
     """
+    found = plain_of_mapping(message)
+    if found is None:
+        return None
+    return plain_message(index, found[0], found[1], options, render=render)
+
+
+def plain_of_mapping(message: object) -> tuple[str, str] | None:
+    """``(role, content)`` of a dict holding only a role and a text content; ``None`` for any other."""
     if type(message) is dict and len(message) == 2:
         content = message.get("content")
         role = message.get("role")
-        if type(content) is str and role in _PLAIN_ROLES:
-            return plain_message(index, role, content, options, render=render)
+        if type(content) is str and type(role) is str and role in _PLAIN_ROLES:
+            return role, content
     return None
+
+
+def render_plain(index: int, role: str, content: str) -> str:
+    """The rendering :func:`parse_message` gives a message with only a role and a text content."""
+    return f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
 
 
 def plain_message(
@@ -288,7 +303,7 @@ def plain_message(
     """The parse of a message with only a role and a text content (``render=False``: no rendering)."""
     if not render:
         return ParsedMessage(index, role, options.message_overhead, [content])
-    rendering = f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
+    rendering = render_plain(index, role, content)
     return ParsedMessage(index, role, options.message_overhead, [content], rendering=rendering)
 
 

@@ -1,9 +1,11 @@
-"""The ``"turns"`` strategy over light unit records: the fast path beside :mod:`cupel.chat.whole_turns`.
+"""The ``"turns"`` strategy over columns: the fast path beside :mod:`cupel.chat.whole_turns`.
 
 :func:`~cupel.chat.whole_turns.select_turns` is the plain reference: it works on one ContextItem per
-unit. :func:`select_turn_records` chooses exactly the same messages from per-unit records (message
-positions, roles, tokens) and builds items only where the policy needs them: for the older turns
-and unpinned system units that compete by score. The property tests run both on random transcripts.
+unit. :func:`select_turn_records` chooses exactly the same messages from the transcript's columns
+(:mod:`cupel.chat._columns`: per message a role and a cost, per unit its messages): turns are runs of
+unit positions, their tokens differences of one running sum, and the older turns are scored column by
+column (:mod:`cupel.chat.turn_columns`). Items are built only for a policy those columns cannot
+score, and for the report. The property tests run both on random transcripts.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from itertools import accumulate, compress, pairwise
+from typing import Any
 
 from cupel._trusted import trusted_constructor
 from cupel.chat._choice import available_tokens
-from cupel.chat._parse import SYSTEM_ROLES, ParsedMessage, link_units
-from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, parsed_costs
+from cupel.chat._columns import TranscriptColumns
+from cupel.chat._parse import SYSTEM_ROLES
+from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
 from cupel.chat.options import ChatOptions
 from cupel.chat.selection import ChatSelection
+from cupel.chat.turn_columns import CandidateColumns, choose_older
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import OverflowEvent
@@ -36,95 +41,64 @@ from cupel.model import (
 from cupel.pipeline import Pipeline
 from cupel.placers import ChronologicalPlacer
 from cupel.policy.chat_settings import ChatSettings
-from cupel.tokens.base import CounterLike
 
-__all__ = ["TurnRecords", "UnitRecord", "select_turn_records", "select_turns_fast", "turn_records"]
-
-
-class UnitRecord(NamedTuple):
-    """One unit: its message positions (ascending), roles, tokens and whether it is pinned."""
-
-    indices: tuple[int, ...]
-    roles: tuple[str, ...]
-    tokens: int
-    pinned: bool
+__all__ = ["TurnRecords", "select_turn_records", "select_turns_fast", "turn_records", "unit_item"]
 
 
 @dataclass(frozen=True, slots=True)
 class TurnRecords:
-    """A parsed transcript's units as records, and what building an item for one of them needs."""
+    """A transcript's units as columns: each unit's first role and tokens, and which units are pinned.
 
-    units: list[UnitRecord]
-    parsed: dict[int, ParsedMessage]
+    ``units`` holds each unit's message positions (``None``: unit ``p`` is message ``p`` alone).
+    """
+
+    columns: TranscriptColumns
     originals: Sequence[object]
+    units: list[tuple[int, ...]] | None
+    first_roles: list[str]
+    tokens: list[int]
+    pin_system: bool
+    last_user_unit: int | None
+
+    def indices(self, position: int) -> tuple[int, ...]:
+        """The message positions of unit ``position``."""
+        return (position,) if self.units is None else self.units[position]
+
+    def roles(self, position: int) -> tuple[str, ...]:
+        """The roles of unit ``position``'s messages."""
+        roles = self.columns.roles
+        return tuple(roles[index] for index in self.indices(position))
+
+    def pinned(self, position: int) -> bool:
+        """Whether the item conversion pins unit ``position``."""
+        if self.pin_system and self.first_roles[position] in SYSTEM_ROLES:
+            return True
+        return position == self.last_user_unit
 
 
 def turn_records(
-    parsed: Sequence[ParsedMessage],
-    originals: Sequence[object],
-    *,
-    counter: CounterLike | None,
-    options: ChatOptions,
+    columns: TranscriptColumns, originals: Sequence[object], options: ChatOptions
 ) -> TurnRecords:
-    """Unit records for a parsed transcript, as :func:`~cupel.chat.convert.items_of_parsed` groups it.
-
-    Counting, linking and their errors come in the same order as the item conversion's.
-    """
-    costs = parsed_costs(parsed, counter)
-    last_user = max((message.index for message in parsed if message.role == "user"), default=None)
-    if not any(
-        message.calls or message.results or message.function_call is not None or message.function_result
-        for message in parsed
-    ):
-        # No tool calls: every message is a unit of its own (what linking would find, without its cost).
-        return TurnRecords(
-            [
-                UnitRecord(
-                    (message.index,),
-                    (message.role,),
-                    cost,
-                    (options.pin_system and message.role in SYSTEM_ROLES)
-                    or (options.pin_last_user and message.index == last_user),
-                )
-                for message, cost in zip(parsed, costs, strict=True)
-            ],
-            {message.index: message for message in parsed},
-            originals,
-        )
-    units = link_units(parsed)
-    by_index = {message.index: message for message in parsed}
-    tokens = {message.index: cost for message, cost in zip(parsed, costs, strict=True)}
-    records: list[UnitRecord] = []
-    for unit in units:
-        roles = tuple(by_index[index].role for index in unit)
-        pinned = options.pin_system and roles[0] in SYSTEM_ROLES
-        if options.pin_last_user and last_user in unit:
-            pinned = True
-        total = tokens[unit[0]] if len(unit) == 1 else sum(tokens[index] for index in unit)
-        records.append(UnitRecord(unit, roles, total, pinned))
-    return TurnRecords(records, by_index, originals)
-
-
-def _unit_item(records: TurnRecords, unit: UnitRecord) -> ContextItem:
-    """The item :func:`~cupel.chat.convert.items_of_parsed` builds for ``unit`` (synthetic timestamps)."""
-    system = unit.roles[0] in SYSTEM_ROLES
-    return ContextItem(
-        "\n".join(records.parsed[index].rendering for index in unit.indices),
-        unit.tokens,
-        kind=ContextKind.SYSTEM_PROMPT
-        if system
-        else ContextKind.TOOL_OUTPUT
-        if len(unit.indices) > 1
-        else ContextKind.MESSAGE,
-        source=ContextSource.CHAT,
-        tags=tuple(dict.fromkeys(unit.roles)),
-        metadata={
-            MESSAGES_KEY: tuple(records.originals[index] for index in unit.indices),
-            INDICES_KEY: unit.indices,
-            ROLES_KEY: unit.roles,
-        },
-        timestamp=SYNTHETIC_EPOCH + timedelta(seconds=unit.indices[0]),
-        pinned=unit.pinned,
+    """The unit columns of a transcript read by :func:`~cupel.chat._columns.read_columns`."""
+    roles = columns.roles
+    units = columns.units
+    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else None
+    if units is None:
+        first_roles, tokens = roles, columns.costs
+        last_user_unit = last_user
+    else:
+        costs = columns.costs
+        first_roles = [roles[unit[0]] for unit in units]
+        tokens = [costs[unit[0]] if len(unit) == 1 else sum(costs[index] for index in unit) for unit in units]
+        last_user_unit = next((position for position, unit in enumerate(units) if last_user in unit), None)
+    return TurnRecords(
+        columns,
+        originals,
+        units,
+        first_roles,
+        tokens,
+        options.pin_system,
+        last_user_unit if options.pin_last_user else None,
     )
 
 
@@ -140,9 +114,10 @@ def _trusted_item(
     tags: tuple[str, ...],
     metadata: Mapping[str, Any],
     timestamp: datetime,
+    pinned: bool = False,
 ) -> ContextItem:
-    """An unpinned ContextItem built without validation, from values valid by construction (non-empty
-    content, int tokens, enum members, a tuple of str tags, an aware timestamp): one per older turn,
+    """A ContextItem built without validation, from values valid by construction (non-empty content,
+    int tokens, enum members, a tuple of str tags, an aware timestamp): one per unit or older turn,
     where validation would dominate the strategy's time.
     """
     return _new_item(
@@ -155,27 +130,103 @@ def _trusted_item(
         _ReadOnlyMap(metadata),
         timestamp,
         None,
-        False,
+        pinned,
         None,
         epoch_microseconds(timestamp),
     )
 
 
-def _turn_item(records: TurnRecords, number: int, units: Sequence[UnitRecord]) -> ContextItem:
-    """The item :func:`~cupel.chat.whole_turns.turn_item` builds for a turn of ``units``."""
-    # A turn holds no system unit, so its kind is a tool output's if any unit has tool messages.
-    multi = any(len(unit.indices) > 1 for unit in units)
-    parsed = records.parsed
-    # Valid by construction (renderings are never empty), so built without the constructor's checks.
+def unit_item(records: TurnRecords, position: int) -> ContextItem:
+    """The item :func:`~cupel.chat.convert.items_of_parsed` builds for unit ``position``."""
+    indices = records.indices(position)
+    roles = records.roles(position)
+    rendering = records.columns.rendering
     return _trusted_item(
-        "\n".join(parsed[index].rendering for unit in units for index in unit.indices),
-        sum(unit.tokens for unit in units),
-        ContextKind.TOOL_OUTPUT if multi else ContextKind.MESSAGE,
+        "\n".join(map(rendering, indices)),
+        records.tokens[position],
+        ContextKind.SYSTEM_PROMPT
+        if roles[0] in SYSTEM_ROLES
+        else ContextKind.TOOL_OUTPUT
+        if len(indices) > 1
+        else ContextKind.MESSAGE,
         ContextSource.CHAT,
-        tuple(dict.fromkeys(role for unit in units for role in unit.roles)),
-        {"cupel:chat.turn": number},
-        SYNTHETIC_EPOCH + timedelta(seconds=units[0].indices[0]),
+        tuple(dict.fromkeys(roles)),
+        {
+            MESSAGES_KEY: tuple(records.originals[index] for index in indices),
+            INDICES_KEY: indices,
+            ROLES_KEY: roles,
+        },
+        SYNTHETIC_EPOCH + timedelta(seconds=indices[0]),
+        records.pinned(position),
     )
+
+
+def _turn_units(records: TurnRecords, start: int, end: int) -> list[int]:
+    """The non-system unit positions in ``start..end-1``: a turn's units."""
+    first_roles = records.first_roles
+    return [position for position in range(start, end) if first_roles[position] not in SYSTEM_ROLES]
+
+
+def _turn_roles(records: TurnRecords, units: Sequence[int]) -> tuple[str, ...]:
+    """A turn item's tags: its messages' roles, each once, in order of first appearance."""
+    if records.units is None:
+        roles = records.columns.roles
+        return tuple(dict.fromkeys(map(roles.__getitem__, units)))
+    return tuple(dict.fromkeys(role for position in units for role in records.roles(position)))
+
+
+def _turn_kind(records: TurnRecords, units: Sequence[int]) -> ContextKind:
+    # A turn holds no system unit, so its kind is a tool output's if any unit has tool messages.
+    multi = records.units is not None and any(len(records.units[position]) > 1 for position in units)
+    return ContextKind.TOOL_OUTPUT if multi else ContextKind.MESSAGE
+
+
+def _turn_item(records: TurnRecords, number: int, units: Sequence[int]) -> ContextItem:
+    """The item :func:`~cupel.chat.whole_turns.turn_item` builds for a turn of ``units``."""
+    rendering = records.columns.rendering
+    return _trusted_item(
+        "\n".join(rendering(index) for position in units for index in records.indices(position)),
+        sum(records.tokens[position] for position in units),
+        _turn_kind(records, units),
+        ContextSource.CHAT,
+        _turn_roles(records, units),
+        {"cupel:chat.turn": number},
+        SYNTHETIC_EPOCH + timedelta(seconds=records.indices(units[0])[0]),
+    )
+
+
+@dataclass(slots=True)
+class _Turns:
+    """Turn ``t`` spans unit positions ``starts[t]`` to ``starts[t + 1] - 1`` (system units skipped)."""
+
+    starts: list[int]
+    tokens: list[int]
+    first_number: int
+    count: int  # units
+
+    def end(self, turn: int) -> int:
+        return self.starts[turn + 1] if turn + 1 < len(self.starts) else self.count
+
+
+def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
+    """The turns and the system unit positions, as :func:`~cupel.chat.turns.split_turns` groups units."""
+    first_roles = records.first_roles
+    system = [position for position, role in enumerate(first_roles) if role in SYSTEM_ROLES]
+    opening = [position for position, role in enumerate(first_roles) if role == "user"]
+    first = next((position for position, role in enumerate(first_roles) if role not in SYSTEM_ROLES), None)
+    number = 1
+    if first is not None and (not opening or opening[0] != first):
+        opening.insert(0, first)  # a preamble before the first user message: turn 0
+        number = 0
+    tokens = records.tokens
+    if system:
+        tokens = list(tokens)
+        for position in system:
+            tokens[position] = 0  # a system unit belongs to no turn
+    running = list(accumulate(tokens, initial=0))
+    bounds = [*opening, len(tokens)]
+    turn_tokens = [running[end] - running[start] for start, end in pairwise(bounds)]
+    return _Turns(opening, turn_tokens, number, len(tokens)), system
 
 
 def select_turn_records(
@@ -191,141 +242,175 @@ def select_turn_records(
 
     Raises as the reference does when the latest turn alone overflows under ``THROW``.
     """
-    units = records.units
-    kept = [False] * len(units)
+    turns, system = _split(records)
+    unit_tokens = records.tokens
+    kept = [False] * turns.count
     pinned_tokens = 0
     loose_system: list[int] = []
-    turns: list[tuple[int, list[int], int]] = []  # (number, unit positions, tokens)
-    current: list[int] = []
-    current_tokens = 0
-    number = 0
-    for position, unit in enumerate(units):
-        first_role = unit.roles[0]
-        if first_role in SYSTEM_ROLES:
-            if unit.pinned:
-                kept[position] = True
-                pinned_tokens += unit.tokens
-            else:
-                loose_system.append(position)
-            continue
-        if first_role == "user" and (current or number == 0):
-            if current:
-                turns.append((number, current, current_tokens))
-            number += 1
-            current = []
-            current_tokens = 0
-        current.append(position)
-        current_tokens += unit.tokens
-    if current:
-        turns.append((number, current, current_tokens))
+    for position in system:
+        if records.pinned(position):
+            pinned_tokens += unit_tokens[position]
+        else:
+            loose_system.append(position)
     available = available_tokens(budget, pinned_tokens)
+    turn_tokens = turns.tokens
 
-    def keep(positions: Sequence[int]) -> None:
-        for position in positions:
-            kept[position] = True
+    def keep(turn: int) -> None:
+        start, end = turns.starts[turn], turns.end(turn)
+        kept[start:end] = [True] * (end - start)  # system units among them are decided at the end
 
     remaining = available
-    if turns:
-        _, latest, latest_tokens = turns.pop()
-        if latest_tokens <= remaining:
-            keep(latest)
-            remaining -= latest_tokens
+    open_end = len(turn_tokens)  # turns[oldest:open_end] are still open
+    if open_end:
+        open_end -= 1
+        if turn_tokens[open_end] <= remaining:
+            keep(open_end)
+            remaining -= turn_tokens[open_end]
         else:
-            remaining = _overflow(
-                records, latest, latest_tokens, remaining, pinned_tokens, budget, pipeline, keep
-            )
-    oldest = 0  # turns[oldest:] are still open
-    if keep_first_turn and turns and turns[0][2] <= remaining:
-        keep(turns[0][1])
-        remaining -= turns[0][2]
+            latest = _turn_units(records, turns.starts[open_end], turns.end(open_end))
+            remaining = _overflow(records, latest, remaining, pinned_tokens, budget, pipeline, kept)
+    oldest = 0
+    if keep_first_turn and open_end and turn_tokens[0] <= remaining:
+        keep(0)
+        remaining -= turn_tokens[0]
         oldest = 1
     run_budget = math.floor(remaining * recent_share)
-    end = len(turns)
-    while end > oldest and turns[end - 1][2] <= run_budget:
-        end -= 1
-        keep(turns[end][1])
-        run_budget -= turns[end][2]
-        remaining -= turns[end][2]
-    older = turns[oldest:end]
-    if older or loose_system:
-        candidates = [
-            _turn_item(records, turn_number, [units[position] for position in positions])
-            for turn_number, positions, _ in older
-        ] + [_unit_item(records, units[position]) for position in loose_system]
-        members = [positions for _, positions, _ in older] + [[position] for position in loose_system]
+    while open_end > oldest and turn_tokens[open_end - 1] <= run_budget:
+        open_end -= 1
+        keep(open_end)
+        run_budget -= turn_tokens[open_end]
+        remaining -= turn_tokens[open_end]
+    chosen_system = _choose_older(
+        records, turns, (oldest, open_end), system, loose_system, remaining, pipeline, keep
+    )
+    for position in system:
+        kept[position] = position in chosen_system or records.pinned(position)
+    return _positions(records, kept, system)
+
+
+def _choose_older(
+    records: TurnRecords,
+    turns: _Turns,
+    span: tuple[int, int],
+    system: list[int],
+    loose_system: list[int],
+    remaining: int,
+    pipeline: Pipeline,
+    keep: Callable[[int], None],
+) -> set[int]:
+    """Keep the older turns the policy chooses in ``remaining`` tokens; the loose system units chosen."""
+    oldest, end = span
+    older = range(oldest, end)
+    if not older and not loose_system:
+        return set()
+    count = len(older)
+    starts = turns.starts
+    indices = records.indices
+
+    def units_of(turn: int) -> list[int]:
+        return _turn_units(records, starts[turn], turns.end(turn))
+
+    def kinds() -> list[ContextKind]:
+        if records.units is None:
+            turn_kinds = [ContextKind.MESSAGE] * count
+        else:
+            turn_kinds = [_turn_kind(records, units_of(turn)) for turn in older]
+        return turn_kinds + [ContextKind.SYSTEM_PROMPT] * len(loose_system)
+
+    def tags() -> list[tuple[str, ...]]:
+        if records.units is None and (not older or not system or system[-1] < starts[0]):
+            # One message per unit and no system message inside a turn: a turn's roles are a slice.
+            roles = records.columns.roles
+            turn_tags = [tuple(dict.fromkeys(roles[starts[turn] : turns.end(turn)])) for turn in older]
+        else:
+            turn_tags = [_turn_roles(records, units_of(turn)) for turn in older]
+        return turn_tags + [tuple(dict.fromkeys(records.roles(position))) for position in loose_system]
+
+    keys = [indices(starts[turn])[0] for turn in older] + [indices(p)[0] for p in loose_system]
+    tokens = turns.tokens[oldest:end] + [records.tokens[position] for position in loose_system]
+    chosen = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags), remaining)
+    if chosen is None:
+        candidates = [_turn_item(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
+            unit_item(records, position) for position in loose_system
+        ]
         scored = Pipeline(
-            pipeline.scorer,
-            pipeline.slicer,
-            ChronologicalPlacer(),
-            deduplication=pipeline.deduplication,
+            pipeline.scorer, pipeline.slicer, ChronologicalPlacer(), deduplication=pipeline.deduplication
         )
-        chosen = {id(item) for item in scored.run(candidates, ContextBudget(remaining, remaining))}
-        for candidate, positions in zip(candidates, members, strict=True):
-            if id(candidate) in chosen:
-                keep(positions)
-    system: list[int] = []
+        ids = {id(item) for item in scored.run(candidates, ContextBudget(remaining, remaining))}
+        chosen = [position for position, item in enumerate(candidates) if id(item) in ids]
+    chosen_system: set[int] = set()
+    for candidate in chosen:
+        if candidate < count:
+            keep(oldest + candidate)
+        else:
+            chosen_system.add(loose_system[candidate - count])
+    return chosen_system
+
+
+def _positions(records: TurnRecords, kept: list[bool], system: list[int]) -> tuple[list[int], int]:
+    """The kept units' message positions, system units first, and their tokens."""
+    tokens = sum(compress(records.tokens, kept))
+    if records.units is None:
+        leading = [position for position in system if kept[position]]
+        if not leading:
+            return list(compress(range(len(kept)), kept)), tokens
+        lifted = set(leading)
+        return leading + [p for p in compress(range(len(kept)), kept) if p not in lifted], tokens
+    roles = records.columns.roles
+    first: list[int] = []
     rest: list[int] = []
-    tokens = 0
-    for position, unit in enumerate(units):
-        if kept[position]:
-            tokens += unit.tokens
-            for index, role in zip(unit.indices, unit.roles, strict=True):
-                (system if role in SYSTEM_ROLES else rest).append(index)
-    system.sort()
+    for position, keep in enumerate(kept):
+        if keep:
+            for index in records.units[position]:
+                (first if roles[index] in SYSTEM_ROLES else rest).append(index)
+    first.sort()
     rest.sort()
-    return system + rest, tokens
+    return first + rest, tokens
 
 
 def _overflow(
     records: TurnRecords,
     latest: list[int],
-    latest_tokens: int,
     remaining: int,
     pinned_tokens: int,
     budget: ContextBudget,
     pipeline: Pipeline,
-    keep: Callable[[Sequence[int]], None],
+    kept: list[bool],
 ) -> int:
     """As the reference's overflow: raise, keep the whole latest turn, or keep its prefix that fits."""
+    latest_tokens = sum(records.tokens[position] for position in latest)
     strategy = pipeline.overflow_strategy
     if strategy is OverflowStrategy.THROW:
         raise BudgetOverflowError(pinned_tokens + latest_tokens, budget.target_tokens)
     if strategy is OverflowStrategy.PROCEED:
-        keep(latest)
+        for position in latest:
+            kept[position] = True
         if pipeline.on_overflow is not None:
             over = pinned_tokens + latest_tokens - budget.target_tokens
-            items = tuple(_unit_item(records, records.units[position]) for position in latest)
+            items = tuple(unit_item(records, position) for position in latest)
             pipeline.on_overflow(OverflowEvent(over, items, budget))
         return 0
     used = 0
-    cut = len(latest)
-    for offset, position in enumerate(latest):
-        tokens = records.units[position].tokens
+    for position in latest:
+        tokens = records.tokens[position]
         if used + tokens > remaining:
-            cut = offset
             break
         used += tokens
-    keep(latest[:cut])
+        kept[position] = True
     return remaining - used
 
 
 def select_turns_fast(
-    parsed: Sequence[ParsedMessage],
+    columns: TranscriptColumns,
     originals: Sequence[Any],
     budget: ContextBudget,
     pipeline: Pipeline,
     settings: ChatSettings,
     *,
-    counter: CounterLike | None,
     options: ChatOptions,
-    to_items: Callable[[], list[ContextItem]],
 ) -> ChatSelection[Any]:
-    """The ``"turns"`` strategy on unit records; the report, when read, comes from the unit items.
-
-    ``parsed`` holds every message parsed with its rendering; ``to_items`` converts the transcript
-    into one item per unit (as :func:`cupel.chat.select.select_units` takes them), for the report only.
-    """
-    records = turn_records(parsed, originals, counter=counter, options=options)
+    """The ``"turns"`` strategy on a transcript's columns; the report, when read, from its unit items."""
+    records = turn_records(columns, originals, options)
     kept, tokens = select_turn_records(
         records,
         budget,
@@ -336,7 +421,7 @@ def select_turns_fast(
 
     def report() -> SelectionReport:
         choice = select_turns(
-            to_items(),
+            [unit_item(records, position) for position in range(len(records.tokens))],
             budget,
             pipeline,
             keep_first_turn=settings.keep_first_turn,
