@@ -47,27 +47,22 @@ class TranscriptColumns:
 
 def read_columns(
     originals: Sequence[Any],
-    plain_of: Callable[[Any], tuple[str, str] | None],
+    split: Callable[[Sequence[Any]], tuple[list[str | None], list[str | None]]],
     parse: Callable[[Any, int], ParsedMessage],
     *,
     counter: CounterLike | None,
     options: ChatOptions,
 ) -> TranscriptColumns:
-    """Read ``originals``: ``plain_of`` gives ``(role, text)`` of a plain message (else ``None``),
-    ``parse`` parses any other message (with its rendering) or raises its error."""
-    roles: list[str] = []
-    contents: list[str | None] = []
+    """Read ``originals``: ``split`` gives each message's role and text if it is plain (else ``None``,
+    ``None``), ``parse`` parses any other message (with its rendering) or raises its error."""
+    found_roles, contents = split(originals)
     parsed: dict[int, ParsedMessage] = {}
-    for index, message in enumerate(originals):
-        found = plain_of(message)
-        if found is None:
-            read = parse(message, index)
-            parsed[index] = read
-            roles.append(read.role)
-            contents.append(None)
-        else:
-            roles.append(found[0])
-            contents.append(found[1])
+    if None in found_roles:
+        for index, role in enumerate(found_roles):
+            if role is None:
+                read = parsed[index] = parse(originals[index], index)
+                found_roles[index] = read.role
+    roles: list[str] = found_roles  # type: ignore[assignment]
     overhead = options.message_overhead
     if not parsed:
         costs = [overhead + count for count in count_texts_once(contents, counter)]  # type: ignore[arg-type]

@@ -7,9 +7,10 @@ adapter share one set of rules and one set of error messages.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from itertools import repeat
+from typing import Any, TypeGuard
 
 from cupel.chat.options import ChatOptions
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -22,6 +23,8 @@ __all__ = [
     "link_units",
     "parse_message",
     "parse_plain",
+    "plain_columns",
+    "plain_columns_of",
     "plain_message",
     "plain_of_mapping",
     "render_plain",
@@ -284,12 +287,56 @@ def parse_plain(
 
 def plain_of_mapping(message: object) -> tuple[str, str] | None:
     """``(role, content)`` of a dict holding only a role and a text content; ``None`` for any other."""
-    if type(message) is dict and len(message) == 2:
-        content = message.get("content")
-        role = message.get("role")
-        if type(content) is str and type(role) is str and role in _PLAIN_ROLES:
-            return role, content
-    return None
+    roles, contents = plain_columns([message])
+    role, content = roles[0], contents[0]
+    return None if role is None or content is None else (role, content)
+
+
+def plain_columns_of(
+    plain_of: Callable[[object], tuple[str, str] | None],
+) -> Callable[[Sequence[object]], tuple[list[str | None], list[str | None]]]:
+    """A :func:`plain_columns` for other message objects, from what reads one of them."""
+
+    def split(messages: Sequence[object]) -> tuple[list[str | None], list[str | None]]:
+        roles: list[str | None] = []
+        contents: list[str | None] = []
+        for found in map(plain_of, messages):
+            roles.append(None if found is None else found[0])
+            contents.append(None if found is None else found[1])
+        return roles, contents
+
+    return split
+
+
+def plain_columns(messages: Sequence[object]) -> tuple[list[str | None], list[str | None]]:
+    """Role and text of each message dict holding only a role and a text content (``None``, ``None``
+    for any other message), in one pass."""
+    dicts: Sequence[Any] = messages
+    if set(map(type, dicts)) == {dict} and set(map(len, dicts)) == {2}:
+        # The common case, checked and read column by column in C-level passes.
+        get: Any = dict.get
+        all_roles: list[Any] = list(map(get, dicts, repeat("role")))
+        all_contents: list[Any] = list(map(get, dicts, repeat("content")))
+        if (
+            set(map(type, all_contents)) == {str}
+            and set(map(type, all_roles)) == {str}
+            and set(all_roles) <= _PLAIN_ROLES
+        ):
+            return all_roles, all_contents
+    roles: list[str | None] = []
+    contents: list[str | None] = []
+    plain_roles = _PLAIN_ROLES
+    for message in messages:
+        if type(message) is dict and len(message) == 2:
+            content = message.get("content")
+            role = message.get("role")
+            if type(content) is str and type(role) is str and role in plain_roles:
+                roles.append(role)
+                contents.append(content)
+                continue
+        roles.append(None)
+        contents.append(None)
+    return roles, contents
 
 
 def render_plain(index: int, role: str, content: str) -> str:

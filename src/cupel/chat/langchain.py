@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from cupel.chat._columns import read_columns
-from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_message
+from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
 from cupel.chat.convert import _resolve_options, build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import (
@@ -311,7 +311,7 @@ def _select(
 
         columns = read_columns(
             originals,
-            lambda message: _plain_of(module, message),
+            plain_columns_of(lambda message: _plain_of(module, message)),
             parse,
             counter=counter,
             options=chosen,

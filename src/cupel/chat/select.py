@@ -13,7 +13,7 @@ from cupel.chat._parse import (
     ParsedMessage,
     parse_message,
     parse_plain,
-    plain_of_mapping,
+    plain_columns,
     view_of_mapping,
 )
 from cupel.chat.convert import (
@@ -416,7 +416,7 @@ def _select_dicts(
         def parse(message: Any, index: int) -> ParsedMessage:
             return parse_message(view_of_mapping(message, index), index, chosen)
 
-        columns = read_columns(originals, plain_of_mapping, parse, counter=counter, options=chosen)
+        columns = read_columns(originals, plain_columns, parse, counter=counter, options=chosen)
         return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
     items = messages_to_items(originals, counter=counter, options=options)
     return select_units(items, budget, pipeline, settings)

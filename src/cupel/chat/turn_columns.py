@@ -25,33 +25,37 @@ from cupel.protocols import Scorer
 from cupel.scorers import CompositeScorer, KindScorer, PriorityScorer, RecencyScorer, TagScorer
 from cupel.scorers._base import rank_scores
 
-__all__ = ["CandidateColumns", "choose_older", "column_scores"]
+__all__ = ["KINDS", "CandidateColumns", "choose_older", "column_scores"]
 
 K = TypeVar("K", bound=Hashable)
 
 
-class CandidateColumns:
-    """The candidates (older turns, then unpinned system units) as columns; kinds and tags on demand."""
+KINDS = (ContextKind.MESSAGE, ContextKind.TOOL_OUTPUT, ContextKind.SYSTEM_PROMPT)
+"""The kinds a candidate can have, by the code :meth:`CandidateColumns.kinds` gives."""
 
-    __slots__ = ("_kinds", "_tags", "keys", "tokens")
+
+class CandidateColumns:
+    """The candidates (older turns, then unpinned system units) as columns, some built on demand.
+
+    ``kinds()`` gives each candidate's kind as its position in :data:`KINDS`; ``tags()`` its tags;
+    ``presence(tag)`` whether ``tag`` is among them, or ``None`` when only ``tags()`` can tell.
+    """
+
+    __slots__ = ("keys", "kinds", "presence", "tags", "tokens")
 
     def __init__(
         self,
         keys: Sequence[int],
         tokens: list[int],
-        kinds: Callable[[], list[ContextKind]],
+        kinds: Callable[[], list[int]],
         tags: Callable[[], list[tuple[str, ...]]],
+        presence: Callable[[str], list[bool] | None],
     ) -> None:
         self.keys = keys
         self.tokens = tokens
-        self._kinds = kinds
-        self._tags = tags
-
-    def kinds(self) -> list[ContextKind]:
-        return self._kinds()
-
-    def tags(self) -> list[tuple[str, ...]]:
-        return self._tags()
+        self.kinds = kinds
+        self.tags = tags
+        self.presence = presence
 
 
 def _by_value(scorer: Scorer, values: list[K], item_of: Callable[[K], ContextItem]) -> list[float]:
@@ -80,8 +84,15 @@ def column_scores(scorer: Scorer, columns: CandidateColumns) -> list[float] | No
     if kind is PriorityScorer:
         return rank_scores([None] * len(columns.tokens))
     if kind is KindScorer:
-        return _by_value(scorer, columns.kinds(), lambda value: ContextItem("-", 0, kind=value))
+        return _by_value(scorer, columns.kinds(), lambda code: ContextItem("-", 0, kind=KINDS[code]))
     if kind is TagScorer:
+        assert isinstance(scorer, TagScorer)
+        if len(scorer.tag_weights) == 1 and scorer.case_sensitive:
+            # One weighted tag: an item scores by whether it has it (tags are distinct), nothing else.
+            (tag,) = scorer.tag_weights
+            present = columns.presence(tag)
+            if present is not None:
+                return _by_value(scorer, present, lambda has: ContextItem("-", 0, tags=(tag,) if has else ()))
         return _by_value(scorer, columns.tags(), lambda value: ContextItem("-", 0, tags=value))
     return None
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import accumulate, compress, pairwise
+from itertools import accumulate, compress
 from typing import Any
 
 from cupel._trusted import trusted_constructor
@@ -24,7 +24,7 @@ from cupel.chat._parse import SYSTEM_ROLES
 from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
 from cupel.chat.options import ChatOptions
 from cupel.chat.selection import ChatSelection
-from cupel.chat.turn_columns import CandidateColumns, choose_older
+from cupel.chat.turn_columns import KINDS, CandidateColumns, choose_older
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.report import SelectionReport
 from cupel.diagnostics.trace import OverflowEvent
@@ -197,15 +197,12 @@ def _turn_item(records: TurnRecords, number: int, units: Sequence[int]) -> Conte
 
 @dataclass(slots=True)
 class _Turns:
-    """Turn ``t`` spans unit positions ``starts[t]`` to ``starts[t + 1] - 1`` (system units skipped)."""
+    """Turn ``t`` spans unit positions ``starts[t]`` to ``ends[t] - 1`` (system units skipped)."""
 
     starts: list[int]
+    ends: list[int]
     tokens: list[int]
     first_number: int
-    count: int  # units
-
-    def end(self, turn: int) -> int:
-        return self.starts[turn + 1] if turn + 1 < len(self.starts) else self.count
 
 
 def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
@@ -224,9 +221,9 @@ def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
         for position in system:
             tokens[position] = 0  # a system unit belongs to no turn
     running = list(accumulate(tokens, initial=0))
-    bounds = [*opening, len(tokens)]
-    turn_tokens = [running[end] - running[start] for start, end in pairwise(bounds)]
-    return _Turns(opening, turn_tokens, number, len(tokens)), system
+    ends = [*opening[1:], len(tokens)] if opening else []
+    turn_tokens = [running[end] - running[start] for start, end in zip(opening, ends, strict=True)]
+    return _Turns(opening, ends, turn_tokens, number), system
 
 
 def select_turn_records(
@@ -244,7 +241,7 @@ def select_turn_records(
     """
     turns, system = _split(records)
     unit_tokens = records.tokens
-    kept = [False] * turns.count
+    kept = [False] * len(unit_tokens)
     pinned_tokens = 0
     loose_system: list[int] = []
     for position in system:
@@ -256,7 +253,7 @@ def select_turn_records(
     turn_tokens = turns.tokens
 
     def keep(turn: int) -> None:
-        start, end = turns.starts[turn], turns.end(turn)
+        start, end = turns.starts[turn], turns.ends[turn]
         kept[start:end] = [True] * (end - start)  # system units among them are decided at the end
 
     remaining = available
@@ -267,7 +264,7 @@ def select_turn_records(
             keep(open_end)
             remaining -= turn_tokens[open_end]
         else:
-            latest = _turn_units(records, turns.starts[open_end], turns.end(open_end))
+            latest = _turn_units(records, turns.starts[open_end], turns.ends[open_end])
             remaining = _overflow(records, latest, remaining, pinned_tokens, budget, pipeline, kept)
     oldest = 0
     if keep_first_turn and open_end and turn_tokens[0] <= remaining:
@@ -305,30 +302,39 @@ def _choose_older(
         return set()
     count = len(older)
     starts = turns.starts
+    ends = turns.ends
     indices = records.indices
+    # One message per unit and no system message inside a turn: a turn's roles are a slice of them.
+    sliced = records.units is None and (not older or not system or system[-1] < starts[0])
 
     def units_of(turn: int) -> list[int]:
-        return _turn_units(records, starts[turn], turns.end(turn))
+        return _turn_units(records, starts[turn], ends[turn])
 
-    def kinds() -> list[ContextKind]:
+    def kinds() -> list[int]:
         if records.units is None:
-            turn_kinds = [ContextKind.MESSAGE] * count
+            turn_kinds = [0] * count
         else:
-            turn_kinds = [_turn_kind(records, units_of(turn)) for turn in older]
-        return turn_kinds + [ContextKind.SYSTEM_PROMPT] * len(loose_system)
+            turn_kinds = [KINDS.index(_turn_kind(records, units_of(turn))) for turn in older]
+        return turn_kinds + [2] * len(loose_system)
 
     def tags() -> list[tuple[str, ...]]:
-        if records.units is None and (not older or not system or system[-1] < starts[0]):
-            # One message per unit and no system message inside a turn: a turn's roles are a slice.
+        if sliced:
             roles = records.columns.roles
-            turn_tags = [tuple(dict.fromkeys(roles[starts[turn] : turns.end(turn)])) for turn in older]
+            turn_tags = [tuple(dict.fromkeys(roles[starts[turn] : ends[turn]])) for turn in older]
         else:
             turn_tags = [_turn_roles(records, units_of(turn)) for turn in older]
         return turn_tags + [tuple(dict.fromkeys(records.roles(position))) for position in loose_system]
 
+    def presence(tag: str) -> list[bool] | None:
+        if not sliced:
+            return None
+        seen = list(accumulate(map(tag.__eq__, records.columns.roles), initial=0))
+        found = [seen[ends[turn]] > seen[starts[turn]] for turn in older]
+        return found + [tag in records.roles(position) for position in loose_system]
+
     keys = [indices(starts[turn])[0] for turn in older] + [indices(p)[0] for p in loose_system]
     tokens = turns.tokens[oldest:end] + [records.tokens[position] for position in loose_system]
-    chosen = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags), remaining)
+    chosen = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
     if chosen is None:
         candidates = [_turn_item(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
             unit_item(records, position) for position in loose_system
