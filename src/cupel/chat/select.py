@@ -34,7 +34,7 @@ from cupel.chat.repair import repair_links
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
 from cupel.chat.summarized import plan_summary
-from cupel.chat.turn_records import select_turns_fast
+from cupel.chat.turn_report import select_turns_fast
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.hooks import run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport

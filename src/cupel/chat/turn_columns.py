@@ -14,6 +14,7 @@ opens with its own message position), so it is skipped.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from cupel import _numeric
@@ -25,7 +26,7 @@ from cupel.protocols import Scorer
 from cupel.scorers import CompositeScorer, KindScorer, PriorityScorer, RecencyScorer, TagScorer
 from cupel.scorers._base import rank_scores
 
-__all__ = ["KINDS", "CandidateColumns", "choose_older", "column_scores"]
+__all__ = ["KINDS", "CandidateColumns", "ColumnRun", "choose_older", "column_scores"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -97,7 +98,18 @@ def column_scores(scorer: Scorer, columns: CandidateColumns) -> list[float] | No
     return None
 
 
-def choose_older(pipeline: Pipeline, columns: CandidateColumns, remaining: int) -> list[int] | None:
+@dataclass(frozen=True, slots=True)
+class ColumnRun:
+    """What the pipeline decided over the candidate columns: scores, score order and the chosen."""
+
+    columns: CandidateColumns
+    scores: list[float]
+    order: list[int]
+    chosen: list[int]
+    budget: ContextBudget
+
+
+def choose_older(pipeline: Pipeline, columns: CandidateColumns, remaining: int) -> ColumnRun | None:
     """The candidates the pipeline keeps in ``remaining`` tokens (positions, any order), or ``None``."""
     slice_indices = getattr(pipeline.slicer, "slice_indices", None)
     if slice_indices is None or active_sink() is not None:
@@ -111,9 +123,8 @@ def choose_older(pipeline: Pipeline, columns: CandidateColumns, remaining: int) 
     if order is None:
         order = descending_indices(survivors, scores)
     tokens = columns.tokens
-    chosen: list[int] = slice_indices(
-        order, tokens, scores, compute_effective_budget(ContextBudget(remaining, remaining), 0)
-    )
+    budget = compute_effective_budget(ContextBudget(remaining, remaining), 0)
+    chosen: list[int] = slice_indices(order, tokens, scores, budget)
     if sum(map(tokens.__getitem__, chosen)) > remaining:
         return None  # the pipeline's overflow stage would act on this: leave it to the pipeline
-    return chosen
+    return ColumnRun(columns, scores, order, chosen, budget)

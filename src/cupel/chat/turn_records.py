@@ -5,194 +5,31 @@ unit. :func:`select_turn_records` chooses exactly the same messages from the tra
 (:mod:`cupel.chat._columns`: per message a role and a cost, per unit its messages): turns are runs of
 unit positions, their tokens differences of one running sum, and the older turns are scored column by
 column (:mod:`cupel.chat.turn_columns`). Items are built only for a policy those columns cannot
-score, and for the report. The property tests run both on random transcripts.
+score (:mod:`cupel.chat.turn_units`). The property tests run both on random transcripts.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from itertools import accumulate, compress
-from typing import Any
 
-from cupel._trusted import trusted_constructor
 from cupel.chat._choice import available_tokens
-from cupel.chat._columns import TranscriptColumns
 from cupel.chat._parse import SYSTEM_ROLES
-from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
-from cupel.chat.options import ChatOptions
-from cupel.chat.selection import ChatSelection
-from cupel.chat.turn_columns import KINDS, CandidateColumns, choose_older
-from cupel.chat.whole_turns import select_turns
-from cupel.diagnostics.report import SelectionReport
+from cupel.chat.turn_columns import KINDS, CandidateColumns, ColumnRun, choose_older
+from cupel.chat.turn_units import TurnRecords, turn_item_of, turn_kind, turn_roles, turn_units, unit_item
+from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import BudgetOverflowError
 from cupel.model import (
     ContextBudget,
-    ContextItem,
-    ContextKind,
-    ContextSource,
     OverflowStrategy,
-    _ReadOnlyMap,
-    epoch_microseconds,
 )
 from cupel.pipeline import Pipeline
 from cupel.placers import ChronologicalPlacer
-from cupel.policy.chat_settings import ChatSettings
 
-__all__ = ["TurnRecords", "select_turn_records", "select_turns_fast", "turn_records", "unit_item"]
-
-
-@dataclass(frozen=True, slots=True)
-class TurnRecords:
-    """A transcript's units as columns: each unit's first role and tokens, and which units are pinned.
-
-    ``units`` holds each unit's message positions (``None``: unit ``p`` is message ``p`` alone).
-    """
-
-    columns: TranscriptColumns
-    originals: Sequence[object]
-    units: list[tuple[int, ...]] | None
-    first_roles: list[str]
-    tokens: list[int]
-    pin_system: bool
-    last_user_unit: int | None
-
-    def indices(self, position: int) -> tuple[int, ...]:
-        """The message positions of unit ``position``."""
-        return (position,) if self.units is None else self.units[position]
-
-    def roles(self, position: int) -> tuple[str, ...]:
-        """The roles of unit ``position``'s messages."""
-        roles = self.columns.roles
-        return tuple(roles[index] for index in self.indices(position))
-
-    def pinned(self, position: int) -> bool:
-        """Whether the item conversion pins unit ``position``."""
-        if self.pin_system and self.first_roles[position] in SYSTEM_ROLES:
-            return True
-        return position == self.last_user_unit
-
-
-def turn_records(
-    columns: TranscriptColumns, originals: Sequence[object], options: ChatOptions
-) -> TurnRecords:
-    """The unit columns of a transcript read by :func:`~cupel.chat._columns.read_columns`."""
-    roles = columns.roles
-    units = columns.units
-    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else None
-    if units is None:
-        first_roles, tokens = roles, columns.costs
-        last_user_unit = last_user
-    else:
-        costs = columns.costs
-        first_roles = [roles[unit[0]] for unit in units]
-        tokens = [costs[unit[0]] if len(unit) == 1 else sum(costs[index] for index in unit) for unit in units]
-        last_user_unit = next((position for position, unit in enumerate(units) if last_user in unit), None)
-    return TurnRecords(
-        columns,
-        originals,
-        units,
-        first_roles,
-        tokens,
-        options.pin_system,
-        last_user_unit if options.pin_last_user else None,
-    )
-
-
-# Every ContextItem field, positionally, in declaration order, without ``__init__``'s validation.
-_new_item = trusted_constructor(ContextItem)
-
-
-def _trusted_item(
-    content: str,
-    tokens: int,
-    kind: ContextKind,
-    source: ContextSource,
-    tags: tuple[str, ...],
-    metadata: Mapping[str, Any],
-    timestamp: datetime,
-    pinned: bool = False,
-) -> ContextItem:
-    """A ContextItem built without validation, from values valid by construction (non-empty content,
-    int tokens, enum members, a tuple of str tags, an aware timestamp): one per unit or older turn,
-    where validation would dominate the strategy's time.
-    """
-    return _new_item(
-        content,
-        tokens,
-        kind,
-        source,
-        None,
-        tags,
-        _ReadOnlyMap(metadata),
-        timestamp,
-        None,
-        pinned,
-        None,
-        epoch_microseconds(timestamp),
-    )
-
-
-def unit_item(records: TurnRecords, position: int) -> ContextItem:
-    """The item :func:`~cupel.chat.convert.items_of_parsed` builds for unit ``position``."""
-    indices = records.indices(position)
-    roles = records.roles(position)
-    rendering = records.columns.rendering
-    return _trusted_item(
-        "\n".join(map(rendering, indices)),
-        records.tokens[position],
-        ContextKind.SYSTEM_PROMPT
-        if roles[0] in SYSTEM_ROLES
-        else ContextKind.TOOL_OUTPUT
-        if len(indices) > 1
-        else ContextKind.MESSAGE,
-        ContextSource.CHAT,
-        tuple(dict.fromkeys(roles)),
-        {
-            MESSAGES_KEY: tuple(records.originals[index] for index in indices),
-            INDICES_KEY: indices,
-            ROLES_KEY: roles,
-        },
-        SYNTHETIC_EPOCH + timedelta(seconds=indices[0]),
-        records.pinned(position),
-    )
-
-
-def _turn_units(records: TurnRecords, start: int, end: int) -> list[int]:
-    """The non-system unit positions in ``start..end-1``: a turn's units."""
-    first_roles = records.first_roles
-    return [position for position in range(start, end) if first_roles[position] not in SYSTEM_ROLES]
-
-
-def _turn_roles(records: TurnRecords, units: Sequence[int]) -> tuple[str, ...]:
-    """A turn item's tags: its messages' roles, each once, in order of first appearance."""
-    if records.units is None:
-        roles = records.columns.roles
-        return tuple(dict.fromkeys(map(roles.__getitem__, units)))
-    return tuple(dict.fromkeys(role for position in units for role in records.roles(position)))
-
-
-def _turn_kind(records: TurnRecords, units: Sequence[int]) -> ContextKind:
-    # A turn holds no system unit, so its kind is a tool output's if any unit has tool messages.
-    multi = records.units is not None and any(len(records.units[position]) > 1 for position in units)
-    return ContextKind.TOOL_OUTPUT if multi else ContextKind.MESSAGE
-
-
-def _turn_item(records: TurnRecords, number: int, units: Sequence[int]) -> ContextItem:
-    """The item :func:`~cupel.chat.whole_turns.turn_item` builds for a turn of ``units``."""
-    rendering = records.columns.rendering
-    return _trusted_item(
-        "\n".join(rendering(index) for position in units for index in records.indices(position)),
-        sum(records.tokens[position] for position in units),
-        _turn_kind(records, units),
-        ContextSource.CHAT,
-        _turn_roles(records, units),
-        {"cupel:chat.turn": number},
-        SYNTHETIC_EPOCH + timedelta(seconds=records.indices(units[0])[0]),
-    )
+__all__ = ["TurnOutcome", "kept_positions", "select_turn_records"]
 
 
 @dataclass(slots=True)
@@ -226,6 +63,22 @@ def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
     return _Turns(opening, ends, turn_tokens, number), system
 
 
+@dataclass(slots=True)
+class TurnOutcome:
+    """What ``"turns"`` decided per unit, and what explaining it needs.
+
+    ``reasons`` explains the units of a truncated latest turn; ``candidates`` lists the units of each
+    older candidate (older turns, then unpinned system units); ``run`` is the column run that chose
+    among them (``None`` when there were none or the pipeline ran over items instead).
+    """
+
+    kept: list[bool]
+    reasons: dict[int, ExclusionReason]
+    candidates: list[list[int]]
+    run: ColumnRun | None
+    by_pipeline: bool
+
+
 def select_turn_records(
     records: TurnRecords,
     budget: ContextBudget,
@@ -233,15 +86,15 @@ def select_turn_records(
     *,
     keep_first_turn: bool = False,
     recent_share: float = 0.75,
-) -> tuple[list[int], int]:
-    """The message positions :func:`~cupel.chat.whole_turns.select_turns` keeps (system first, then in
-    transcript order) and their tokens.
+) -> TurnOutcome:
+    """What :func:`~cupel.chat.whole_turns.select_turns` decides for each unit (see :func:`kept_positions`).
 
     Raises as the reference does when the latest turn alone overflows under ``THROW``.
     """
     turns, system = _split(records)
     unit_tokens = records.tokens
     kept = [False] * len(unit_tokens)
+    reasons: dict[int, ExclusionReason] = {}
     pinned_tokens = 0
     loose_system: list[int] = []
     for position in system:
@@ -264,8 +117,8 @@ def select_turn_records(
             keep(open_end)
             remaining -= turn_tokens[open_end]
         else:
-            latest = _turn_units(records, turns.starts[open_end], turns.ends[open_end])
-            remaining = _overflow(records, latest, remaining, pinned_tokens, budget, pipeline, kept)
+            latest = turn_units(records, turns.starts[open_end], turns.ends[open_end])
+            remaining = _overflow(records, latest, remaining, pinned_tokens, budget, pipeline, kept, reasons)
     oldest = 0
     if keep_first_turn and open_end and turn_tokens[0] <= remaining:
         keep(0)
@@ -277,26 +130,28 @@ def select_turn_records(
         keep(open_end)
         run_budget -= turn_tokens[open_end]
         remaining -= turn_tokens[open_end]
+    outcome = TurnOutcome(kept, reasons, [], None, False)
     chosen_system = _choose_older(
-        records, turns, (oldest, open_end), system, loose_system, remaining, pipeline, keep
+        records, turns, (oldest, open_end), (system, loose_system), remaining, pipeline, keep, outcome
     )
     for position in system:
         kept[position] = position in chosen_system or records.pinned(position)
-    return _positions(records, kept, system)
+    return outcome
 
 
 def _choose_older(
     records: TurnRecords,
     turns: _Turns,
     span: tuple[int, int],
-    system: list[int],
-    loose_system: list[int],
+    systems: tuple[list[int], list[int]],
     remaining: int,
     pipeline: Pipeline,
     keep: Callable[[int], None],
+    outcome: TurnOutcome,
 ) -> set[int]:
     """Keep the older turns the policy chooses in ``remaining`` tokens; the loose system units chosen."""
     oldest, end = span
+    system, loose_system = systems
     older = range(oldest, end)
     if not older and not loose_system:
         return set()
@@ -308,13 +163,13 @@ def _choose_older(
     sliced = records.units is None and (not older or not system or system[-1] < starts[0])
 
     def units_of(turn: int) -> list[int]:
-        return _turn_units(records, starts[turn], ends[turn])
+        return turn_units(records, starts[turn], ends[turn])
 
     def kinds() -> list[int]:
         if records.units is None:
             turn_kinds = [0] * count
         else:
-            turn_kinds = [KINDS.index(_turn_kind(records, units_of(turn))) for turn in older]
+            turn_kinds = [KINDS.index(turn_kind(records, units_of(turn))) for turn in older]
         return turn_kinds + [2] * len(loose_system)
 
     def tags() -> list[tuple[str, ...]]:
@@ -322,7 +177,7 @@ def _choose_older(
             roles = records.columns.roles
             turn_tags = [tuple(dict.fromkeys(roles[starts[turn] : ends[turn]])) for turn in older]
         else:
-            turn_tags = [_turn_roles(records, units_of(turn)) for turn in older]
+            turn_tags = [turn_roles(records, units_of(turn)) for turn in older]
         return turn_tags + [tuple(dict.fromkeys(records.roles(position))) for position in loose_system]
 
     def presence(tag: str) -> list[bool] | None:
@@ -334,9 +189,14 @@ def _choose_older(
 
     keys = [indices(starts[turn])[0] for turn in older] + [indices(p)[0] for p in loose_system]
     tokens = turns.tokens[oldest:end] + [records.tokens[position] for position in loose_system]
-    chosen = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
-    if chosen is None:
-        candidates = [_turn_item(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
+    outcome.candidates = [units_of(turn) for turn in older] + [[position] for position in loose_system]
+    run = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
+    outcome.run = run
+    if run is not None:
+        chosen = run.chosen
+    else:
+        outcome.by_pipeline = True
+        candidates = [turn_item_of(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
             unit_item(records, position) for position in loose_system
         ]
         scored = Pipeline(
@@ -353,8 +213,11 @@ def _choose_older(
     return chosen_system
 
 
-def _positions(records: TurnRecords, kept: list[bool], system: list[int]) -> tuple[list[int], int]:
+def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:
     """The kept units' message positions, system units first, and their tokens."""
+    kept = outcome.kept
+    first_roles = records.first_roles
+    system = [position for position, role in enumerate(first_roles) if role in SYSTEM_ROLES]
     tokens = sum(compress(records.tokens, kept))
     if records.units is None:
         leading = [position for position in system if kept[position]]
@@ -382,6 +245,7 @@ def _overflow(
     budget: ContextBudget,
     pipeline: Pipeline,
     kept: list[bool],
+    reasons: dict[int, ExclusionReason],
 ) -> int:
     """As the reference's overflow: raise, keep the whole latest turn, or keep its prefix that fits."""
     latest_tokens = sum(records.tokens[position] for position in latest)
@@ -397,43 +261,17 @@ def _overflow(
             pipeline.on_overflow(OverflowEvent(over, items, budget))
         return 0
     used = 0
-    for position in latest:
+    cut = len(latest)
+    for offset, position in enumerate(latest):
         tokens = records.tokens[position]
         if used + tokens > remaining:
+            cut = offset
             break
         used += tokens
         kept[position] = True
+    # A unit after the cut could only come with every unit between the cut and it.
+    needed = 0
+    for position in latest[cut:]:
+        needed += records.tokens[position]
+        reasons[position] = BudgetExceeded(needed, remaining - used)
     return remaining - used
-
-
-def select_turns_fast(
-    columns: TranscriptColumns,
-    originals: Sequence[Any],
-    budget: ContextBudget,
-    pipeline: Pipeline,
-    settings: ChatSettings,
-    *,
-    options: ChatOptions,
-) -> ChatSelection[Any]:
-    """The ``"turns"`` strategy on a transcript's columns; the report, when read, from its unit items."""
-    records = turn_records(columns, originals, options)
-    kept, tokens = select_turn_records(
-        records,
-        budget,
-        pipeline,
-        keep_first_turn=settings.keep_first_turn,
-        recent_share=settings.recent_share,
-    )
-
-    def report() -> SelectionReport:
-        choice = select_turns(
-            [unit_item(records, position) for position in range(len(records.tokens))],
-            budget,
-            pipeline,
-            keep_first_turn=settings.keep_first_turn,
-            recent_share=settings.recent_share,
-            notify=False,
-        )
-        return choice.report(pipeline.scorer)
-
-    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
