@@ -44,6 +44,12 @@ class TranscriptColumns:
         assert content is not None
         return render_plain(index, self.roles[index], content)
 
+    def renderings(self) -> list[str]:
+        """Every message's rendering."""
+        if not self.parsed:
+            return list(map(render_plain, range(len(self.roles)), self.roles, self.contents))  # type: ignore[arg-type]
+        return list(map(self.rendering, range(len(self.roles))))
+
 
 def read_columns(
     originals: Sequence[Any],

@@ -11,7 +11,7 @@ score (:mod:`cupel.chat.turn_units`). The property tests run both on random tran
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress
 
@@ -63,18 +63,22 @@ def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
     return _Turns(opening, ends, turn_tokens, number), system
 
 
+def _no_members(candidate: int) -> Sequence[int]:
+    raise IndexError(candidate)
+
+
 @dataclass(slots=True)
 class TurnOutcome:
     """What ``"turns"`` decided per unit, and what explaining it needs.
 
-    ``reasons`` explains the units of a truncated latest turn; ``candidates`` lists the units of each
-    older candidate (older turns, then unpinned system units); ``run`` is the column run that chose
+    ``reasons`` explains the units of a truncated latest turn; ``members(c)`` gives the units of older
+    candidate ``c`` (older turns, then unpinned system units); ``run`` is the column run that chose
     among them (``None`` when there were none or the pipeline ran over items instead).
     """
 
     kept: list[bool]
     reasons: dict[int, ExclusionReason]
-    candidates: list[list[int]]
+    members: Callable[[int], Sequence[int]]
     run: ColumnRun | None
     by_pipeline: bool
 
@@ -130,7 +134,7 @@ def select_turn_records(
         keep(open_end)
         run_budget -= turn_tokens[open_end]
         remaining -= turn_tokens[open_end]
-    outcome = TurnOutcome(kept, reasons, [], None, False)
+    outcome = TurnOutcome(kept, reasons, _no_members, None, False)
     chosen_system = _choose_older(
         records, turns, (oldest, open_end), (system, loose_system), remaining, pipeline, keep, outcome
     )
@@ -189,7 +193,14 @@ def _choose_older(
 
     keys = [indices(starts[turn])[0] for turn in older] + [indices(p)[0] for p in loose_system]
     tokens = turns.tokens[oldest:end] + [records.tokens[position] for position in loose_system]
-    outcome.candidates = [units_of(turn) for turn in older] + [[position] for position in loose_system]
+
+    def members(candidate: int) -> Sequence[int]:
+        if candidate >= count:
+            return (loose_system[candidate - count],)
+        turn = oldest + candidate
+        return range(starts[turn], ends[turn]) if sliced else units_of(turn)
+
+    outcome.members = members
     run = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
     outcome.run = run
     if run is not None:

@@ -14,6 +14,7 @@ from datetime import timedelta
 from itertools import repeat
 from typing import Any
 
+from cupel._gc_pause import collector_paused
 from cupel._trusted import trusted_batch
 from cupel.chat._columns import TranscriptColumns
 from cupel.chat._parse import SYSTEM_ROLES
@@ -45,10 +46,10 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
     if outcome.by_pipeline:
         return None
     run = outcome.run
-    if run is not None and not _older_reasons(run, outcome.candidates, pipeline, reasons):
+    if run is not None and not _older_reasons(run, outcome.members, pipeline, reasons):
         return None
     count = len(records.tokens)
-    pinned = [records.pinned(position) for position in range(count)]
+    pinned = records.pinned_units()
     loose = [position for position in range(count) if not pinned[position]]
     scored = column_scores(pipeline.scorer, _unit_columns(records, loose)) if loose else []
     if scored is None:
@@ -93,7 +94,10 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
 
 
 def _older_reasons(
-    run: ColumnRun, candidates: list[list[int]], pipeline: Pipeline, reasons: dict[int, ExclusionReason]
+    run: ColumnRun,
+    members: Callable[[int], Sequence[int]],
+    pipeline: Pipeline,
+    reasons: dict[int, ExclusionReason],
 ) -> bool:
     """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
     if len(run.chosen) == len(run.order):
@@ -121,33 +125,43 @@ def _older_reasons(
         list(map(dict(skipped).get, left_out)),
     )
     for candidate, reason in zip(left_out, found, strict=True):
-        for position in candidates[candidate]:
+        for position in members(candidate):
             reasons[position] = reason
     return True
 
 
 def _unit_columns(records: TurnRecords, loose: list[int]) -> CandidateColumns:
     """The unpinned units as scoring columns (the report scores every unit as the reference does)."""
-    indices = records.indices
     tokens = records.tokens
+    codes = _kind_codes(records)
+    roles = records.columns.roles
+    single = records.units is None
 
     def kinds() -> list[int]:
-        return [_kind_code(records, position) for position in loose]
+        return list(map(codes.__getitem__, loose))
 
     def tags() -> list[tuple[str, ...]]:
+        if single:
+            return [(roles[position],) for position in loose]
         return [tuple(dict.fromkeys(records.roles(position))) for position in loose]
 
     def presence(tag: str) -> list[bool] | None:
+        if single:
+            return list(map(tag.__eq__, map(roles.__getitem__, loose)))
         return [tag in records.roles(position) for position in loose]
 
-    keys = [indices(position)[0] for position in loose]
-    return CandidateColumns(keys, [tokens[position] for position in loose], kinds, tags, presence)
+    keys = loose if single else [records.indices(position)[0] for position in loose]
+    return CandidateColumns(keys, list(map(tokens.__getitem__, loose)), kinds, tags, presence)
 
 
-def _kind_code(records: TurnRecords, position: int) -> int:
-    if records.first_roles[position] in SYSTEM_ROLES:
-        return 2
-    return 1 if records.units is not None and len(records.units[position]) > 1 else 0
+def _kind_codes(records: TurnRecords) -> list[int]:
+    """Each unit's kind, as its position in :data:`~cupel.chat.turn_columns.KINDS`."""
+    codes = [2 if role in SYSTEM_ROLES else 0 for role in records.first_roles]
+    if records.units is not None:
+        for position, unit in enumerate(records.units):
+            if len(unit) > 1 and codes[position] == 0:
+                codes[position] = 1
+    return codes
 
 
 def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
@@ -159,7 +173,7 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
     units = records.units
     if units is None:
         firsts: list[int] = list(range(count))
-        contents = list(map(rendering, firsts))
+        contents = records.columns.renderings()
         roles = records.columns.roles
         singles: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
         tags: list[tuple[str, ...]] = list(map(singles.__getitem__, roles))
@@ -186,7 +200,7 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
         count,
         contents,
         records.tokens,
-        [KINDS[_kind_code(records, position)] for position in range(count)],
+        list(map(KINDS.__getitem__, _kind_codes(records))),
         repeat(ContextSource.CHAT),
         repeat(None),
         tags,
@@ -221,7 +235,8 @@ def select_turns_fast(
     kept, tokens = kept_positions(records, outcome)
 
     def report() -> SelectionReport:
-        fast = turns_report(records, outcome, pipeline)
+        with collector_paused():  # a few records per unit, none in a cycle (see cupel._gc_pause)
+            fast = turns_report(records, outcome, pipeline)
         if fast is not None:
             return fast
         choice = select_turns(

@@ -61,6 +61,16 @@ class TurnRecords:
             return True
         return position == self.last_user_unit
 
+    def pinned_units(self) -> list[bool]:
+        """:meth:`pinned` of every unit."""
+        if self.pin_system:
+            pinned = [role in SYSTEM_ROLES for role in self.first_roles]
+        else:
+            pinned = [False] * len(self.first_roles)
+        if self.last_user_unit is not None:
+            pinned[self.last_user_unit] = True
+        return pinned
+
 
 def turn_records(
     columns: TranscriptColumns, originals: Sequence[object], options: ChatOptions
