@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from operator import attrgetter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -143,6 +144,36 @@ def _plain_of(module: ModuleType, message: Any) -> tuple[str, str] | None:
     if type(content) is not str or message.name is not None:
         return None
     return role, content
+
+
+def _plain_columns(module: ModuleType, messages: Sequence[Any]) -> tuple[list[str | None], list[str | None]]:
+    """Role and text of each text-only Human, AI or System message (``None``, ``None`` for others).
+
+    When every message is one, it is read column by column in C-level passes.
+    """
+    role_of = {module.HumanMessage: "user", module.AIMessage: "assistant", module.SystemMessage: "system"}
+    kinds = set(map(type, messages))
+    if kinds and kinds <= role_of.keys():
+        contents: list[Any] = list(map(_CONTENT, messages))
+        if set(map(type, contents)) == {str} and set(map(_NAME, messages)) == {None}:
+            ais = [message for message in messages if type(message) is module.AIMessage]
+            systems = [message for message in messages if type(message) is module.SystemMessage]
+            if (
+                not any(map(_TOOL_CALLS, ais))
+                and not any(map(_INVALID_TOOL_CALLS, ais))
+                and not any("function_call" in kwargs for kwargs in map(_KWARGS, ais))
+                and not any("__openai_role__" in kwargs for kwargs in map(_KWARGS, systems))
+            ):
+                roles: list[Any] = list(map(role_of.__getitem__, map(type, messages)))
+                return roles, contents
+    return plain_columns_of(lambda message: _plain_of(module, message))(messages)
+
+
+_CONTENT = attrgetter("content")
+_NAME = attrgetter("name")
+_TOOL_CALLS = attrgetter("tool_calls")
+_INVALID_TOOL_CALLS = attrgetter("invalid_tool_calls")
+_KWARGS = attrgetter("additional_kwargs")
 
 
 def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
@@ -311,7 +342,7 @@ def _select(
 
         columns = read_columns(
             originals,
-            plain_columns_of(lambda message: _plain_of(module, message)),
+            lambda messages: _plain_columns(module, messages),
             parse,
             counter=counter,
             options=chosen,

@@ -62,7 +62,9 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
     tokens = records.tokens
     included = [position for position in range(count) if kept[position]]
     excluded = [position for position in range(count) if not kept[position]]
-    excluded.sort(key=lambda position: (-scores[position], position))
+    # By score descending, then position: a stable sort keeps ascending positions among equal scores
+    # (the column-scored policies give no NaN).
+    excluded.sort(key=scores.__getitem__, reverse=True)
     return SelectionReport(
         events=(),
         included=tuple(
@@ -205,7 +207,7 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
         repeat(None),
         tags,
         metadata,
-        [SYNTHETIC_EPOCH + timedelta(seconds=first) for first in firsts],
+        list(map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), firsts))),
         repeat(None),
         pinned,
         repeat(None),
