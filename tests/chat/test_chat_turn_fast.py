@@ -119,7 +119,9 @@ def test_the_fast_report_on_langchain_messages_equals_the_reference(
 
     converted = to_langchain(messages)
     try:
-        choice = select_turns(langchain_items(converted), ContextBudget(budget, budget), pipeline, notify=False)
+        choice = select_turns(
+            langchain_items(converted), ContextBudget(budget, budget), pipeline, notify=False
+        )
         expected: object = _report(choice.report(pipeline.scorer))
     except CupelError as error:
         expected = f"{type(error).__name__}: {error}"
@@ -168,7 +170,7 @@ class _Counting:
 def test_counts_are_cached_per_counter_and_text_across_selections() -> None:
     clear_counts()
     counter = _Counting()
-    messages = _plain_transcript(50) + [{"role": "user", "content": "0: "}]
+    messages = [*_plain_transcript(50), {"role": "user", "content": "0: "}]
     first = select_messages(messages, 500, counter=counter)
     assert sorted(counter.seen) == sorted(set(message["content"] for message in messages))
     counter.seen.clear()
