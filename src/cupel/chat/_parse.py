@@ -287,9 +287,12 @@ def parse_plain(
 
 def plain_of_mapping(message: object) -> tuple[str, str] | None:
     """``(role, content)`` of a dict holding only a role and a text content; ``None`` for any other."""
-    roles, contents = plain_columns([message])
-    role, content = roles[0], contents[0]
-    return None if role is None or content is None else (role, content)
+    if type(message) is dict and len(message) == 2:
+        content = message.get("content")
+        role = message.get("role")
+        if type(content) is str and type(role) is str and role in _PLAIN_ROLES:
+            return role, content
+    return None
 
 
 def plain_columns_of(
@@ -310,7 +313,7 @@ def plain_columns_of(
 
 def plain_columns(messages: Sequence[object]) -> tuple[list[str | None], list[str | None]]:
     """Role and text of each message dict holding only a role and a text content (``None``, ``None``
-    for any other message), in one pass."""
+    for any other message)."""
     dicts: Sequence[Any] = messages
     if set(map(type, dicts)) == {dict} and set(map(len, dicts)) == {2}:
         # The common case, checked and read column by column in C-level passes.
@@ -323,20 +326,7 @@ def plain_columns(messages: Sequence[object]) -> tuple[list[str | None], list[st
             and set(all_roles) <= _PLAIN_ROLES
         ):
             return all_roles, all_contents
-    roles: list[str | None] = []
-    contents: list[str | None] = []
-    plain_roles = _PLAIN_ROLES
-    for message in messages:
-        if type(message) is dict and len(message) == 2:
-            content = message.get("content")
-            role = message.get("role")
-            if type(content) is str and type(role) is str and role in plain_roles:
-                roles.append(role)
-                contents.append(content)
-                continue
-        roles.append(None)
-        contents.append(None)
-    return roles, contents
+    return plain_columns_of(plain_of_mapping)(messages)
 
 
 def render_plain(index: int, role: str, content: str) -> str:
