@@ -20,7 +20,7 @@ from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, t
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages
-from cupel.chat._counts import clear_counts
+from cupel.chat._counts import clear_counts, count_texts_once
 from cupel.chat.convert import MESSAGES_KEY
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.report import SelectionReport
@@ -182,6 +182,24 @@ def test_counts_are_cached_per_counter_and_text_across_selections() -> None:
     other = _Counting()
     select_messages(messages, 500, counter=other)
     assert len(other.seen) == len(set(message["content"] for message in messages))
+
+
+def test_the_count_cache_is_bounded_by_the_characters_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cupel.chat import _counts
+
+    clear_counts()
+    monkeypatch.setattr(_counts, "CHAR_LIMIT", 100)
+    counter = _Counting()
+    blob = "x" * 101  # longer than the whole table may hold: counted, never kept
+    assert count_texts_once([blob, "short"], counter) == [26, 2]
+    assert count_texts_once([blob, "short"], counter) == [26, 2]
+    assert counter.seen == [blob, "short", blob]
+    counter.seen.clear()
+    texts = [f"{index:02d}" + "y" * 38 for index in range(3)]  # 120 characters in all
+    count_texts_once(texts[:2], counter)
+    count_texts_once(texts[2:], counter)  # the table is full: emptied, then keeps the new text
+    count_texts_once(texts, counter)
+    assert counter.seen == [*texts, *texts[:2]]
 
 
 def test_an_unhashable_counter_is_counted_afresh_every_time() -> None:
