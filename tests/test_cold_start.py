@@ -29,7 +29,8 @@ HEAVY = (
 
 
 def _loaded_after(code: str) -> set[str]:
-    script = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(sys.modules)))"
+    """The modules loaded after ``code``, listed before anything is imported to print them."""
+    script = f"import sys\n{code}\nloaded = sorted(sys.modules)\nimport json\nprint(json.dumps(loaded))"
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
@@ -173,27 +174,18 @@ THIRD_PARTY_HEAVY = (
 )
 
 
-def _loaded_by(code: str) -> set[str]:
-    """The modules loaded after ``code``, listed before anything is imported to print them."""
-    script = f"import sys\n{code}\nloaded = sorted(sys.modules)\nimport json\nprint(json.dumps(loaded))"
-    output = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
-    ).stdout
-    return set(json.loads(output.splitlines()[-1]))
-
-
 def _cupel_modules(loaded: set[str]) -> set[str]:
     return {name for name in loaded if name == "cupel" or name.startswith("cupel.")}
 
 
 def test_import_cupel_loads_exactly_the_core_and_no_heavy_standard_library() -> None:
-    loaded = _loaded_by("import cupel")
+    loaded = _loaded_after("import cupel")
     assert _cupel_modules(loaded) == CORE
     assert not set(STDLIB_HEAVY) & loaded
 
 
 def test_a_first_untraced_run_loads_only_its_components() -> None:
-    loaded = _loaded_by(_run_code(25))
+    loaded = _loaded_after(_run_code(25))
     assert _cupel_modules(loaded) == CORE | FIRST_RUN
     assert not set(STDLIB_HEAVY) & loaded
     assert not set(DEFERRED) & loaded
@@ -206,7 +198,7 @@ def test_model_records_keep_dataclass_introspection_without_importing_dataclasse
         "assert dataclasses.is_dataclass(item)\n"
         "assert dataclasses.asdict(cupel.ContextBudget(9, 8))['target_tokens'] == 8"
     )
-    assert "dataclasses" in _loaded_by(code)
+    assert "dataclasses" in _loaded_after(code)
 
 
 def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> None:
@@ -216,7 +208,7 @@ def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> No
         "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use',"
         " '--format', 'text'])"
     )
-    loaded = _loaded_by(code)
+    loaded = _loaded_after(code)
     assert not [name for name in loaded if name.split(".")[0] in THIRD_PARTY_HEAVY]
     assert not {"hashlib", "threading", "asyncio", "tempfile", "traceback"} & loaded
     other_commands = {
