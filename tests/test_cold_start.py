@@ -215,3 +215,5 @@ def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> No
         f"cupel.cli.{name}" for name in ("assemble", "conformance", "eval", "explain", "replay")
     }
     assert not other_commands & loaded
+    # The policy registry imports a built-in component only when the policy uses it.
+    assert not {"cupel.scorers.decay", "cupel.slicers.knapsack", "cupel.slicers.count_quota"} & loaded
