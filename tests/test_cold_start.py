@@ -73,18 +73,34 @@ def test_cli_select_imports_only_its_subcommand() -> None:
     assert not {"cupel.cli.assemble", "cupel.assembly", "cupel.cli.conformance", "cupel.analytics"} & loaded
 
 
-def test_every_public_name_resolves_and_the_lazy_table_matches_the_type_imports() -> None:
-    for name in cupel.__all__:
-        assert getattr(cupel, name) is not None, name
-    tree = ast.parse((ROOT / "src/cupel/__init__.py").read_text(encoding="utf-8"))
+def _type_imports(init: str) -> dict[str, str]:
+    """name -> module of the ``if TYPE_CHECKING:`` imports of a package's ``__init__``."""
+    tree = ast.parse((ROOT / init).read_text(encoding="utf-8"))
     typed: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             for statement in node.body:
                 assert isinstance(statement, ast.ImportFrom) and statement.module
                 typed.update({alias.name: statement.module for alias in statement.names})
-    assert typed == cupel._LAZY
+    return typed
+
+
+def test_every_public_name_resolves_and_the_lazy_table_matches_the_type_imports() -> None:
+    for name in cupel.__all__:
+        assert getattr(cupel, name) is not None, name
+    assert _type_imports("src/cupel/__init__.py") == cupel._LAZY
     assert set(cupel.__all__) >= set(cupel._LAZY)
+
+
+def test_chat_names_resolve_on_first_use_and_match_the_type_imports() -> None:
+    import cupel.chat
+
+    assert _type_imports("src/cupel/chat/__init__.py") == cupel.chat._LAZY
+    assert set(cupel.chat.__all__) == set(cupel.chat._LAZY)
+    for name in cupel.chat.__all__:
+        assert getattr(cupel.chat, name) is not None, name
+    loaded = _loaded_after("import cupel.chat")
+    assert not {"cupel.chat.select", "cupel.chat.stable_window", "cupel.chat.aselect"} & loaded
 
 
 DEFERRED = (
