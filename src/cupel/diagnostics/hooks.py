@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     # Only for annotations: the pipeline reads the hooks on every run, and a run that is not traced
     # must not load the diagnostics types (docs/spec-notes.md, "Token counting and start-up").
     from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-    from cupel.diagnostics.sink import TraceSink
+    from cupel.diagnostics.sink import LiveOperation, TraceSink
     from cupel.diagnostics.trace import (
         OverflowEvent,
         PipelineStage,
@@ -31,7 +31,56 @@ if TYPE_CHECKING:
     )
     from cupel.model import ContextBudget, ContextItem
 
-__all__ = ["TeeCollector", "TraceSink", "active_sink", "current_attributes", "installed", "run_attributes"]
+__all__ = [
+    "LiveOperation",
+    "TeeCollector",
+    "TraceSink",
+    "active_sink",
+    "current_attributes",
+    "installed",
+    "run_attributes",
+    "start_operation",
+]
+
+
+class _TimedOperation:
+    """For a sink without ``start_operation``: the finished operation reported through ``operation``."""
+
+    __slots__ = ("attributes", "name", "sink", "started_ns")
+
+    exclusions = False
+
+    def __init__(self, sink: TraceSink, name: str, attributes: Mapping[str, object]) -> None:
+        import time
+
+        self.sink = sink
+        self.name = name
+        self.attributes = attributes
+        self.started_ns = time.time_ns()
+
+    def finish(
+        self,
+        attributes: Mapping[str, object],
+        events: Sequence[tuple[str, Mapping[str, object]]],
+        error: BaseException | None,
+    ) -> None:
+        import time
+
+        merged = {**self.attributes, **attributes}
+        self.sink.operation(self.name, self.started_ns, time.time_ns(), merged, error)
+
+
+def start_operation(sink: TraceSink, name: str, attributes: Mapping[str, object]) -> LiveOperation:
+    """Begin ``name`` on ``sink``: pipeline runs started before it finishes nest under it.
+
+    A sink may offer ``start_operation(name, attributes)`` for a span that is current while the
+    operation runs; otherwise the operation is reported once finished, through ``operation``.
+    """
+    start = getattr(sink, "start_operation", None)
+    if start is None:
+        return _TimedOperation(sink, name, attributes)
+    live: LiveOperation = start(name, attributes)
+    return live
 
 
 _SINK: ContextVar[TraceSink | None] = ContextVar("cupel_trace_sink", default=None)
@@ -131,5 +180,9 @@ class TeeCollector:
         self._each("on_run_end", error)
 
 
-# TraceSink is a typing.Protocol: defined apart and imported when first named.
-__getattr__, __dir__ = lazy_exports(__name__, globals(), {"TraceSink": "cupel.diagnostics.sink"})
+# The protocols need typing: defined apart (diagnostics.sink) and imported when first named.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {"LiveOperation": "cupel.diagnostics.sink", "TraceSink": "cupel.diagnostics.sink"},
+)

@@ -1,4 +1,5 @@
-"""The trace sink protocol: what :func:`cupel.diagnostics.hooks.installed` routes runs to.
+"""The trace sink protocols: what :func:`cupel.diagnostics.hooks.installed` routes runs to, and the
+operation in progress a sink returns from ``start_operation``.
 
 Kept apart from the hooks, which every run reads, because a protocol class needs :mod:`typing` and an
 untraced run must not load it (docs/spec-notes.md, "Token counting and start-up").
@@ -9,11 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from cupel.diagnostics.trace import TraceCollector
 
-__all__ = ["TraceSink"]
+__all__ = ["LiveOperation", "TraceSink"]
 
 
 @runtime_checkable
@@ -33,4 +34,20 @@ class TraceSink(Protocol):
         error: BaseException | None,
     ) -> None:
         """A finished operation that is not a pipeline run (``cupel.assembly``), with its attributes."""
+        ...
+
+
+class LiveOperation(Protocol):
+    """An operation in progress (a chat selection, an assembly): the runs it starts are its children."""
+
+    #: Whether the sink wants one event per excluded item (a verbose tier).
+    exclusions: bool
+
+    def finish(
+        self,
+        attributes: Mapping[str, object],
+        events: Sequence[tuple[str, Mapping[str, object]]],
+        error: BaseException | None,
+    ) -> None:
+        """End the operation with its outcome ``attributes`` and ``events`` (name, attributes)."""
         ...
