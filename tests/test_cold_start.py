@@ -233,3 +233,6 @@ def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> No
     assert not other_commands & loaded
     # The policy registry imports a built-in component only when the policy uses it.
     assert not {"cupel.scorers.decay", "cupel.slicers.knapsack", "cupel.slicers.count_quota"} & loaded
+    # An untraced selection of items builds no report: no reasons, report, trace or chat selection.
+    assert not set(DEFERRED) & loaded
+    assert not {"cupel.diagnostics.report", "cupel.chat.select", "cupel.chat.stable_window"} & loaded
