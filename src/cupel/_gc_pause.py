@@ -19,13 +19,13 @@ Pausing is safe because:
 from __future__ import annotations
 
 import gc
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 __all__ = ["collector_paused"]
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _depth = 0
 _was_enabled = False
 

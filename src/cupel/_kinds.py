@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import TypeVar
 
 from cupel.model import ContextItem, ContextKind, ascii_fold
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 __all__ = ["folded_kinds", "per_kind"]
 
 _KIND = attrgetter("kind")
-T = TypeVar("T")
 
 
 def folded_kinds(items: Iterable[ContextItem]) -> list[str]:

@@ -56,9 +56,29 @@ class SliceAttribution:
         selected_scores: Sequence[float],
         slicer_name: str,
     ) -> SliceAttribution:
-        leftover = max(0, effective_target - sum(item.tokens for item in selected))
-        lowest = min((nan_last(score) for score in selected_scores), default=None)
         displaced_by = displacing_pinned(pinned).content if pinned else None
+        return cls.of_selection(
+            effective_target,
+            unpinned_target,
+            displaced_by,
+            sum(item.tokens for item in selected),
+            selected_scores,
+            slicer_name,
+        )
+
+    @classmethod
+    def of_selection(
+        cls,
+        effective_target: int,
+        unpinned_target: int,
+        displaced_by: str | None,
+        selected_tokens: int,
+        selected_scores: Sequence[float],
+        slicer_name: str,
+    ) -> SliceAttribution:
+        """:meth:`build` from the selection's total tokens and scores (no item needed)."""
+        leftover = max(0, effective_target - selected_tokens)
+        lowest = min((nan_last(score) for score in selected_scores), default=None)
         return cls(effective_target, unpinned_target, displaced_by, leftover, lowest, slicer_name)
 
     def reason(self, item: ContextItem, score: float, explained: ExclusionReason | None) -> ExclusionReason:
