@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from itertools import compress, filterfalse
+from operator import attrgetter, not_, or_
 from typing import Any
 
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event, item_events
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.reasons import Deduplicated, ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     PipelineStage,
@@ -27,6 +29,9 @@ _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionRea
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
+_SCORED_MESSAGE = f"{_INCLUDED_PREFIX[_SCORED]}{{:.6g}}".format
+_PINNED_OF = attrgetter("pinned")
+_TOKENS_OF = attrgetter("tokens")
 
 
 class Tracer:
@@ -106,24 +111,30 @@ class Tracer:
 
     def included_all(self, placed: list[ContextItem], items: list[ContextItem], scores: list[float]) -> None:
         """Report every placed item, in placed order, with its score and inclusion reason."""
-        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
-        placed_scores = [score_by_id[id(item)] for item in placed]
-        reasons = [
-            _PINNED if item.pinned else _ZERO_TOKEN if item.tokens == 0 else _SCORED for item in placed
-        ]
+        score_by_id = dict(zip(map(id, items), scores, strict=True))
+        placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
+        count = len(placed)
+        reasons = [_SCORED] * count
+        # Pinned and zero-token items are few: found by C-level passes, then set one by one.
+        special = list(map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
+        for position in compress(range(count), special):
+            item = placed[position]
+            reasons[position] = _PINNED if item.pinned else _ZERO_TOKEN
         if not self.plain:
             for item, score, reason in zip(placed, placed_scores, reasons, strict=True):
                 self.included(item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            place = PipelineStage.PLACE
-            prefix = _INCLUDED_PREFIX
-            messages = [
-                f"{prefix[reason]}{score:.6g}" for score, reason in zip(placed_scores, reasons, strict=True)
-            ]
-            collector.events.extend(item_events(place, messages))
-        collector._included.extend(collector._entries[2](len(placed), placed, placed_scores, reasons))
+            if any(special):
+                prefix = _INCLUDED_PREFIX
+                messages = [
+                    f"{prefix[reason]}{score:.6g}" for score, reason in zip(placed_scores, reasons, strict=True)
+                ]
+            else:
+                messages = list(map(_SCORED_MESSAGE, placed_scores))
+            collector.events.extend(item_events(PipelineStage.PLACE, messages))
+        collector._included.extend(collector._entries[2](count, placed, placed_scores, reasons))
 
     def excluded_all(
         self,
@@ -132,15 +143,47 @@ class Tracer:
         scores: list[float],
         reasons: list[ExclusionReason],
     ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order."""
+        """Report a batch of exclusions at ``stage``, in the given order.
+
+        A reason object shared by several exclusions is described once, and their item events are one
+        shared (immutable) event.
+        """
         if not self.plain:
             for item, score, reason in zip(items, scores, reasons, strict=True):
                 self.excluded(stage, item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            collector.events.extend(item_events(stage, [reason.describe() for reason in reasons]))
+            keys = list(map(id, reasons))
+            distinct = dict(zip(keys, reasons, strict=True))
+            if len(distinct) == len(keys):
+                events = item_events(stage, [reason.describe() for reason in reasons])
+            else:
+                event_of = dict(
+                    zip(distinct, item_events(stage, [reason.describe() for reason in distinct.values()]))
+                )
+                events = list(map(event_of.__getitem__, keys))
+            collector.events.extend(events)
         collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
+
+    def deduplicated(
+        self, scoreable: list[ContextItem], scores: list[float], dropped: list[tuple[int, int]]
+    ) -> None:
+        """Stage 3: report each dropped index with the index whose content won, in the given order."""
+        against: dict[int, ExclusionReason] = {}  # one reason per winner
+        reasons: list[ExclusionReason] = []
+        for _, kept in dropped:
+            reason = against.get(kept)
+            if reason is None:
+                reason = against[kept] = Deduplicated(scoreable[kept].content)
+            reasons.append(reason)
+        indices = [index for index, _ in dropped]
+        self.excluded_all(
+            PipelineStage.DEDUPLICATE,
+            list(map(scoreable.__getitem__, indices)),
+            list(map(scores.__getitem__, indices)),
+            reasons,
+        )
 
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
@@ -169,8 +212,7 @@ class Tracer:
                 sliced_scores,
                 type(slicer).__name__,
             )
-            selected = set(chosen)
-            left_out = [index for index in order if index not in selected]
+            left_out = list(filterfalse(set(chosen).__contains__, order))
             left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = list(map(scores.__getitem__, left_out))
             # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.

@@ -83,20 +83,40 @@ class SliceAttribution:
         self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
     ) -> list[ExclusionReason]:
         """:meth:`reason` for each item the slicer explained as ``BudgetExceeded(tokens, available)``
-        (``None``: not explained), in order; the batch form for large runs without pinned items."""
-        if self.displaced_by is not None:
-            return [
-                self.tokens_reason(tokens, score, None if left is None else budget_exceeded(tokens, left))
-                for tokens, score, left in zip(item_tokens, scores, available, strict=True)
-            ]
+        (``None``: not explained), in order; the batch form for large runs.
+
+        Equal reasons are one shared object (reasons are immutable values): a large run repeats a few
+        thousand ``(tokens, available)`` pairs over tens of thousands of exclusions.
+        """
+        # tokens_reason, unrolled: PinnedOverride exactly when low < tokens <= high (never without a
+        # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was
+        # left, unless the item fitted.
+        override = None if self.displaced_by is None else PinnedOverride(self.displaced_by)
+        low = self.effective_target if self.effective_target > 0 else -1
+        high = self.unpinned_target if override is not None and self.unpinned_target > 0 else -1
         leftover = self.leftover
-        unexplained = self.unexplained
+        lowest = self.lowest_selected
+        filtered: ExclusionReason = Filtered(self.slicer_name)
+        exceeded: dict[tuple[int, int], ExclusionReason] = {}
         reasons: list[ExclusionReason] = []
         append = reasons.append
         for tokens, score, left in zip(item_tokens, scores, available, strict=True):
+            if low < tokens <= high:
+                append(override)  # type: ignore[arg-type]  # high >= 0 only with an override
+                continue
             if left is None:
                 left = leftover
-            append(unexplained(score) if tokens <= left else budget_exceeded(tokens, left))
+            if tokens <= left:
+                if lowest is not None and nan_last(score) < lowest:
+                    append(ScoredTooLow(score, lowest))
+                else:
+                    append(filtered)
+                continue
+            key = (tokens, left)
+            reason = exceeded.get(key)
+            if reason is None:
+                reason = exceeded[key] = budget_exceeded(tokens, left)
+            append(reason)
         return reasons
 
     def unexplained(self, score: float) -> ExclusionReason:
