@@ -128,9 +128,8 @@ class Tracer:
         if self.item_events:
             if any(special):
                 prefix = _INCLUDED_PREFIX
-                messages = [
-                    f"{prefix[reason]}{score:.6g}" for score, reason in zip(placed_scores, reasons, strict=True)
-                ]
+                pairs = zip(placed_scores, reasons, strict=True)
+                messages = [f"{prefix[reason]}{score:.6g}" for score, reason in pairs]
             else:
                 messages = list(map(_SCORED_MESSAGE, placed_scores))
             collector.events.extend(item_events(PipelineStage.PLACE, messages))
@@ -159,9 +158,8 @@ class Tracer:
             if len(distinct) == len(keys):
                 events = item_events(stage, [reason.describe() for reason in reasons])
             else:
-                event_of = dict(
-                    zip(distinct, item_events(stage, [reason.describe() for reason in distinct.values()]))
-                )
+                described = [reason.describe() for reason in distinct.values()]
+                event_of = dict(zip(distinct, item_events(stage, described), strict=True))
                 events = list(map(event_of.__getitem__, keys))
             collector.events.extend(events)
         collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
