@@ -140,47 +140,46 @@ class Tracer:
         stage: PipelineStage,
         items: list[ContextItem],
         scores: list[float],
-        reasons: list[ExclusionReason],
+        distinct: list[ExclusionReason],
+        slots: list[int],
     ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order.
+        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` was left out for
+        ``distinct[slots[n]]``.
 
-        A reason object shared by several exclusions is described once, and their item events are one
-        shared (immutable) event.
+        A reason shared by several exclusions is one object, described once, and their item events
+        are one shared (immutable) event.
         """
+        reasons = list(map(distinct.__getitem__, slots))
         if not self.plain:
             for item, score, reason in zip(items, scores, reasons, strict=True):
                 self.excluded(stage, item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            keys = list(map(id, reasons))
-            distinct = dict(zip(keys, reasons, strict=True))
-            if len(distinct) == len(keys):
-                events = item_events(stage, [reason.describe() for reason in reasons])
-            else:
-                described = [reason.describe() for reason in distinct.values()]
-                event_of = dict(zip(distinct, item_events(stage, described), strict=True))
-                events = list(map(event_of.__getitem__, keys))
-            collector.events.extend(events)
+            events = item_events(stage, [reason.describe() for reason in distinct])
+            collector.events.extend(map(events.__getitem__, slots))
         collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
 
     def deduplicated(
         self, scoreable: list[ContextItem], scores: list[float], dropped: list[tuple[int, int]]
     ) -> None:
         """Stage 3: report each dropped index with the index whose content won, in the given order."""
-        against: dict[int, ExclusionReason] = {}  # one reason per winner
-        reasons: list[ExclusionReason] = []
+        distinct: list[ExclusionReason] = []
+        slot_of: dict[int, int] = {}  # one reason per winner
+        slots: list[int] = []
         for _, kept in dropped:
-            reason = against.get(kept)
-            if reason is None:
-                reason = against[kept] = Deduplicated(scoreable[kept].content)
-            reasons.append(reason)
+            slot = slot_of.get(kept)
+            if slot is None:
+                slot = slot_of[kept] = len(distinct)
+                distinct.append(Deduplicated(scoreable[kept].content))
+            slots.append(slot)
         indices = [index for index, _ in dropped]
         self.excluded_all(
             PipelineStage.DEDUPLICATE,
             list(map(scoreable.__getitem__, indices)),
             list(map(scores.__getitem__, indices)),
-            reasons,
+            distinct,
+            slots,
         )
 
     def slice_by_index(
@@ -216,8 +215,8 @@ class Tracer:
             # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
             available = list(map(dict(skipped).get, left_out))
             left_tokens = list(map(tokens.__getitem__, left_out))
-            reasons = attribution.budget_reasons(left_tokens, left_scores, available)
-            self.excluded_all(PipelineStage.SLICE, left_items, left_scores, reasons)
+            distinct, slots = attribution.budget_reasons(left_tokens, left_scores, available)
+            self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
 

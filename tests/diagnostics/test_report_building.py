@@ -27,8 +27,9 @@ from cupel import (
 from cupel._gc_pause import collector_paused
 from cupel._score_order import nan_last, sort_by_score
 from cupel._trusted import trusted_batch
+from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
-from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, budget_exceeded
+from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, ScoredTooLow, budget_exceeded
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
 from cupel.slicers._base import SliceOutcome
@@ -199,3 +200,77 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     items = [ContextItem(content=message or "x", tokens=1) for message in messages]
     entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
     assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]
+
+
+_SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 60), _SCORES, st.none() | st.integers(-5, 60)), max_size=40),
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.booleans(),
+    st.none() | _SCORES,
+    st.integers(0, 60),
+)
+def test_batch_budget_reasons_equal_the_reasons_one_by_one(
+    rows: list[tuple[int, float, int | None]],
+    effective: int,
+    unpinned: int,
+    pinned: bool,
+    lowest: float | None,
+    leftover: int,
+) -> None:
+    attribution = SliceAttribution(
+        effective, unpinned, "the pinned item" if pinned else None, leftover, lowest, "GreedySlice"
+    )
+    tokens = [row[0] for row in rows]
+    scores = [row[1] for row in rows]
+    available = [row[2] for row in rows]
+    distinct, slots = attribution.budget_reasons(tokens, scores, available)
+    expected = [
+        attribution.tokens_reason(count, score, None if left is None else BudgetExceeded(count, left))
+        for count, score, left in zip(tokens, scores, available, strict=True)
+    ]
+    actual = [distinct[slot] for slot in slots]
+    assert [reason.to_dict() for reason in actual] == [reason.to_dict() for reason in expected]
+    assert [type(reason) for reason in actual] == [type(reason) for reason in expected]
+    # Equal reasons share one object (ScoredTooLow names each item's own score: one per item).
+    assert sorted(set(slots)) == list(range(len(distinct)))
+    shared = [reason for reason in distinct if not isinstance(reason, ScoredTooLow)]
+    assert len({reason.to_json() for reason in shared}) == len(shared)
+
+
+def test_exclusions_for_one_reason_share_one_reason_and_one_event() -> None:
+    # Every candidate is 30 tokens against a target of 100: three fit, the rest exceed what is left.
+    items = [ContextItem(f"item {index}", 30, priority=index) for index in range(50)]
+    report = Pipeline(SAMPLE_PIPELINES[0].scorer, GreedySlice(), SAMPLE_PIPELINES[0].placer).dry_run(
+        items, ContextBudget(100, 100)
+    )
+    reasons = [entry.reason for entry in report.excluded]
+    assert len(reasons) == 47 and all(reason == BudgetExceeded(30, 10) for reason in reasons)
+    assert len({id(reason) for reason in reasons}) == 1
+    slice_events = [event for event in report.events if event.stage == "Slice" and event.item_count == 1]
+    assert len(slice_events) == 47 and len({id(event) for event in slice_events}) == 1
+    assert SelectionReport.from_json(report.to_json()).to_json() == report.to_json()
+
+
+def test_records_left_by_a_run_wait_in_the_oldest_generation() -> None:
+    gc.collect()
+    report = SAMPLE_PIPELINES[0].dry_run(_sample_items(2000), ContextBudget(30000, 20000))
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    # Moved without a walk: the young generation's count starts again from (nearly) zero.
+    assert gc.get_count()[0] < 100
+    assert report.excluded and gc.collect() == 0
+
+
+def test_a_frozen_permanent_generation_is_left_alone() -> None:
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        SAMPLE_PIPELINES[0].dry_run(_sample_items(500), ContextBudget(5000, 4000))
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()

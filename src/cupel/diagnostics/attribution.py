@@ -30,6 +30,10 @@ from cupel.model import ContextItem
 
 __all__ = ["SliceAttribution", "truncation_reason"]
 
+# Keys of the shared reasons in SliceAttribution.budget_reasons besides (tokens, available) pairs.
+_OVERRIDE = object()
+_FILTERED = object()
+
 
 @dataclass(frozen=True, slots=True)
 class SliceAttribution:
@@ -81,43 +85,52 @@ class SliceAttribution:
 
     def budget_reasons(
         self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
-    ) -> list[ExclusionReason]:
+    ) -> tuple[list[ExclusionReason], list[int]]:
         """:meth:`reason` for each item the slicer explained as ``BudgetExceeded(tokens, available)``
         (``None``: not explained), in order; the batch form for large runs.
 
-        Equal reasons are one shared object (reasons are immutable values): a large run repeats a few
+        Returns the distinct reasons and, per item, the position of its reason among them: equal
+        reasons are one shared object (reasons are immutable values), as a large run repeats a few
         thousand ``(tokens, available)`` pairs over tens of thousands of exclusions.
         """
         # tokens_reason, unrolled: PinnedOverride exactly when low < tokens <= high (never without a
         # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was
         # left, unless the item fitted.
-        override = None if self.displaced_by is None else PinnedOverride(self.displaced_by)
+        displaced_by = self.displaced_by
         low = self.effective_target if self.effective_target > 0 else -1
-        high = self.unpinned_target if override is not None and self.unpinned_target > 0 else -1
+        high = self.unpinned_target if displaced_by is not None and self.unpinned_target > 0 else -1
         leftover = self.leftover
         lowest = self.lowest_selected
-        filtered: ExclusionReason = Filtered(self.slicer_name)
-        exceeded: dict[tuple[int, int], ExclusionReason] = {}
-        reasons: list[ExclusionReason] = []
-        append = reasons.append
+        distinct: list[ExclusionReason] = []
+        slots: list[int] = []
+        append = slots.append
+        slot_of: dict[object, int] = {}
         for tokens, score, left in zip(item_tokens, scores, available, strict=True):
+            key: object
             if low < tokens <= high:
-                append(override)  # type: ignore[arg-type]  # high >= 0 only with an override
-                continue
-            if left is None:
-                left = leftover
-            if tokens <= left:
-                if lowest is not None and nan_last(score) < lowest:
-                    append(ScoredTooLow(score, lowest))
+                key = _OVERRIDE
+            else:
+                if left is None:
+                    left = leftover
+                if tokens > left:
+                    key = (tokens, left)
+                elif lowest is not None and nan_last(score) < lowest:
+                    append(len(distinct))  # one per item: it names the item's own score
+                    distinct.append(ScoredTooLow(score, lowest))
+                    continue
                 else:
-                    append(filtered)
-                continue
-            key = (tokens, left)
-            reason = exceeded.get(key)
-            if reason is None:
-                reason = exceeded[key] = budget_exceeded(tokens, left)
-            append(reason)
-        return reasons
+                    key = _FILTERED
+            slot = slot_of.get(key)
+            if slot is None:
+                slot = slot_of[key] = len(distinct)
+                if key is _OVERRIDE:
+                    distinct.append(PinnedOverride(displaced_by))  # type: ignore[arg-type]
+                elif key is _FILTERED:
+                    distinct.append(Filtered(self.slicer_name))
+                else:
+                    distinct.append(budget_exceeded(tokens, left))
+            append(slot)
+        return distinct, slots
 
     def unexplained(self, score: float) -> ExclusionReason:
         """An item that fitted but was not chosen, without a reason from the slicer."""
