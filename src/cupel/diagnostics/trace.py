@@ -122,6 +122,7 @@ class NullTraceCollector:
 
 
 _SCORE = attrgetter("score")
+_TOKENS = attrgetter("tokens")
 
 
 @functools.cache
@@ -163,7 +164,10 @@ class DiagnosticTraceCollector:
         self.on_event = on_event
         self.events: list[TraceEvent] = []
         self.overflow: OverflowEvent | None = None
-        self._candidates: tuple[ContextItem, ...] = ()
+        # What the report says about the candidates: their count and total tokens, kept instead of
+        # a copy of the candidate list.
+        self._total_candidates = 0
+        self._total_tokens = 0
         # Report entries are built as decisions arrive (no intermediate records per item).
         self._included: list[IncludedItem] = []
         self._excluded: list[ExcludedItem] = []
@@ -203,7 +207,8 @@ class DiagnosticTraceCollector:
                 )
 
     def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
-        self._candidates = tuple(items)
+        self._total_candidates = len(items)
+        self._total_tokens = sum(map(_TOKENS, items))
 
     def on_stage_complete(
         self, stage: PipelineStage, started_ns: int, ended_ns: int, items_in: int, items_out: int
@@ -237,8 +242,8 @@ class DiagnosticTraceCollector:
             events=tuple(self.events),
             included=tuple(self._included),
             excluded=tuple(excluded),
-            total_candidates=len(self._candidates),
-            total_tokens_considered=sum(item.tokens for item in self._candidates),
+            total_candidates=self._total_candidates,
+            total_tokens_considered=self._total_tokens,
             count_requirement_shortfalls=tuple(self._shortfalls),
         )
 
