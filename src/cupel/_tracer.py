@@ -29,7 +29,8 @@ _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionRea
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
-_SCORED_MESSAGE = f"{_INCLUDED_PREFIX[_SCORED]}{{:.6g}}".format
+# printf-style: the same text as the f-strings' ``:.6g`` (a test checks), formatted faster.
+_SCORED_MESSAGE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g".__mod__
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
 

@@ -26,6 +26,7 @@ from cupel import (
 )
 from cupel._gc_pause import collector_paused
 from cupel._score_order import nan_last, sort_by_score
+from cupel._tracer import _SCORED_MESSAGE
 from cupel._trusted import trusted_batch
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
@@ -274,3 +275,8 @@ def test_a_frozen_permanent_generation_is_left_alone() -> None:
         assert gc.get_freeze_count() == frozen and gc.isenabled()
     finally:
         gc.unfreeze()
+
+
+@given(st.floats() | st.integers(-(10**20), 10**20))
+def test_the_batch_inclusion_message_equals_the_single_one(score: float) -> None:
+    assert _SCORED_MESSAGE(score) == f"{InclusionReason.SCORED.value}: score={score:.6g}"
