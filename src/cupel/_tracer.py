@@ -117,22 +117,20 @@ class Tracer:
         count = len(placed)
         reasons = [_SCORED] * count
         # Pinned and zero-token items are few: found by C-level passes, then set one by one.
-        special = list(map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
-        for position in compress(range(count), special):
-            item = placed[position]
-            reasons[position] = _PINNED if item.pinned else _ZERO_TOKEN
+        special = list(
+            compress(range(count), map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
+        )
+        for position in special:
+            reasons[position] = _PINNED if placed[position].pinned else _ZERO_TOKEN
         if not self.plain:
             for item, score, reason in zip(placed, placed_scores, reasons, strict=True):
                 self.included(item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            if any(special):
-                prefix = _INCLUDED_PREFIX
-                pairs = zip(placed_scores, reasons, strict=True)
-                messages = [f"{prefix[reason]}{score:.6g}" for score, reason in pairs]
-            else:
-                messages = list(map(_SCORED_MESSAGE, placed_scores))
+            messages = list(map(_SCORED_MESSAGE, placed_scores))
+            for position in special:
+                messages[position] = f"{_INCLUDED_PREFIX[reasons[position]]}{placed_scores[position]:.6g}"
             collector.events.extend(item_events(PipelineStage.PLACE, messages))
         collector._included.extend(collector._entries[2](count, placed, placed_scores, reasons))
 
@@ -160,6 +158,7 @@ class Tracer:
             events = item_events(stage, [reason.describe() for reason in distinct])
             collector.events.extend(map(events.__getitem__, slots))
         collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
+        collector._excluded_scores.extend(scores)
 
     def deduplicated(
         self, scoreable: list[ContextItem], scores: list[float], dropped: list[tuple[int, int]]

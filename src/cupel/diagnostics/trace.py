@@ -8,7 +8,7 @@ from enum import IntEnum
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from cupel._score_order import sort_by_score
+from cupel._score_order import descending_indices
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
@@ -121,7 +121,6 @@ class NullTraceCollector:
         return "NullTraceCollector()"
 
 
-_SCORE = attrgetter("score")
 _TOKENS = attrgetter("tokens")
 
 
@@ -171,6 +170,7 @@ class DiagnosticTraceCollector:
         # Report entries are built as decisions arrive (no intermediate records per item).
         self._included: list[IncludedItem] = []
         self._excluded: list[ExcludedItem] = []
+        self._excluded_scores: list[float] = []  # their scores, the report's sort keys
         self._entries = _entry_constructors()
         self._shortfalls: list[CountRequirementShortfall] = []
         self._callback_failed = False
@@ -219,6 +219,7 @@ class DiagnosticTraceCollector:
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
         self._excluded.append(self._entries[1](item, score, reason))
+        self._excluded_scores.append(score)
 
     def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
         self._included.append(self._entries[0](item, score, reason))
@@ -237,11 +238,11 @@ class DiagnosticTraceCollector:
         from cupel.diagnostics.report import SelectionReport
 
         # Stable sort: equal scores keep the order in which items were excluded.
-        excluded = sort_by_score(self._excluded, _SCORE)
+        order = descending_indices(range(len(self._excluded_scores)), self._excluded_scores)
         return SelectionReport(
             events=tuple(self.events),
             included=tuple(self._included),
-            excluded=tuple(excluded),
+            excluded=tuple(map(self._excluded.__getitem__, order)),
             total_candidates=self._total_candidates,
             total_tokens_considered=self._total_tokens,
             count_requirement_shortfalls=tuple(self._shortfalls),
