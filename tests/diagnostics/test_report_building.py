@@ -30,7 +30,13 @@ from cupel._tracer import _SCORED_MESSAGE
 from cupel._trusted import trusted_batch
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
-from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, ScoredTooLow, budget_exceeded
+from cupel.diagnostics.reasons import (
+    BudgetExceeded,
+    ExclusionReason,
+    InclusionReason,
+    ScoredTooLow,
+    budget_exceeded,
+)
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
 from cupel.slicers._base import SliceOutcome
@@ -206,29 +212,9 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
 _SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(0, 60), _SCORES, st.none() | st.integers(-5, 60)), max_size=40),
-    st.integers(0, 60),
-    st.integers(0, 60),
-    st.booleans(),
-    st.none() | _SCORES,
-    st.integers(0, 60),
-)
-def test_batch_budget_reasons_equal_the_reasons_one_by_one(
-    rows: list[tuple[int, float, int | None]],
-    effective: int,
-    unpinned: int,
-    pinned: bool,
-    lowest: float | None,
-    leftover: int,
+def _check_budget_reasons(
+    attribution: SliceAttribution, tokens: list[int], scores: list[float], available: list[int | None]
 ) -> None:
-    attribution = SliceAttribution(
-        effective, unpinned, "the pinned item" if pinned else None, leftover, lowest, "GreedySlice"
-    )
-    tokens = [row[0] for row in rows]
-    scores = [row[1] for row in rows]
-    available = [row[2] for row in rows]
     distinct, slots = attribution.budget_reasons(tokens, scores, available)
     expected = [
         attribution.tokens_reason(count, score, None if left is None else BudgetExceeded(count, left))
@@ -241,6 +227,39 @@ def test_batch_budget_reasons_equal_the_reasons_one_by_one(
     assert sorted(set(slots)) == list(range(len(distinct)))
     shared = [reason for reason in distinct if not isinstance(reason, ScoredTooLow)]
     assert len({reason.to_json() for reason in shared}) == len(shared)
+
+
+_ATTRIBUTIONS = st.builds(
+    SliceAttribution,
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.none() | st.just("the pinned item"),
+    st.integers(0, 60),
+    st.none() | _SCORES,
+    st.just("GreedySlice"),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _ATTRIBUTIONS,
+    st.lists(st.tuples(st.integers(0, 60), _SCORES, st.none() | st.integers(-5, 60)), max_size=40),
+)
+def test_batch_budget_reasons_equal_the_reasons_one_by_one(
+    attribution: SliceAttribution, rows: list[tuple[int, float, int | None]]
+) -> None:
+    tokens = [row[0] for row in rows]
+    _check_budget_reasons(attribution, tokens, [row[1] for row in rows], [row[2] for row in rows])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ATTRIBUTIONS, st.lists(st.tuples(st.integers(0, 60), _SCORES, st.integers(1, 8)), max_size=40))
+def test_batch_budget_reasons_when_every_item_exceeded_what_was_left(
+    attribution: SliceAttribution, rows: list[tuple[int, float, int]]
+) -> None:
+    tokens = [row[0] for row in rows]
+    available: list[int | None] = [count - short for count, _, short in rows]
+    _check_budget_reasons(attribution, tokens, [row[1] for row in rows], available)
 
 
 def test_exclusions_for_one_reason_share_one_reason_and_one_event() -> None:
@@ -280,3 +299,9 @@ def test_a_frozen_permanent_generation_is_left_alone() -> None:
 @given(st.floats() | st.integers(-(10**20), 10**20))
 def test_the_batch_inclusion_message_equals_the_single_one(score: float) -> None:
     assert _SCORED_MESSAGE(score) == f"{InclusionReason.SCORED.value}: score={score:.6g}"
+
+
+@given(st.integers(min_value=0), st.integers())
+def test_budget_exceeded_describes_itself_as_every_reason_does(tokens: int, available: int) -> None:
+    reason = BudgetExceeded(tokens, available)
+    assert reason.describe() == ExclusionReason.describe(reason) == f"{reason.name}: {reason.details()}"

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import count, starmap
+from operator import gt
 
 from cupel._score_order import nan_last
 from cupel.diagnostics.reasons import (
@@ -99,6 +101,17 @@ class SliceAttribution:
         displaced_by = self.displaced_by
         low = self.effective_target if self.effective_target > 0 else -1
         high = self.unpinned_target if displaced_by is not None and self.unpinned_target > 0 else -1
+        if (
+            item_tokens
+            and None not in available
+            and (high < 0 or max(item_tokens) <= low or min(item_tokens) > high)
+            and all(map(gt, item_tokens, available))  # type: ignore[arg-type]  # no None, checked
+        ):
+            # The common case, decided by C-level passes: every item exceeded what was left.
+            keys = list(zip(item_tokens, available, strict=True))
+            first = dict.fromkeys(keys)  # the distinct pairs, in order of first occurrence
+            position = dict(zip(first, count()))
+            return list(starmap(budget_exceeded, first)), list(map(position.__getitem__, keys))
         leftover = self.leftover
         lowest = self.lowest_selected
         distinct: list[ExclusionReason] = []

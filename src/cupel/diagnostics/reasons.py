@@ -112,6 +112,10 @@ class BudgetExceeded(ExclusionReason):
     def details(self) -> str:
         return f"{self.item_tokens} tokens requested, {self.available_tokens} available"
 
+    def describe(self) -> str:
+        # The inherited text, in one step: a large run describes thousands of these.
+        return f"BudgetExceeded: {self.item_tokens} tokens requested, {self.available_tokens} available"
+
 
 #: ``BudgetExceeded(item_tokens, available_tokens)`` for ints the caller took from checked items.
 budget_exceeded = trusted_constructor(BudgetExceeded)
