@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import count, starmap
-from operator import gt
+from operator import attrgetter, gt
 
-from cupel._score_order import nan_last
+from cupel._score_order import has_nan, nan_last
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
     ExclusionReason,
@@ -35,6 +35,7 @@ __all__ = ["SliceAttribution", "truncation_reason"]
 # Keys of the shared reasons in SliceAttribution.budget_reasons besides (tokens, available) pairs.
 _OVERRIDE = object()
 _FILTERED = object()
+_TOKENS = attrgetter("tokens")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +63,9 @@ class SliceAttribution:
         selected_scores: Sequence[float],
         slicer_name: str,
     ) -> SliceAttribution:
-        leftover = max(0, effective_target - sum(item.tokens for item in selected))
-        lowest = min((nan_last(score) for score in selected_scores), default=None)
+        leftover = max(0, effective_target - sum(map(_TOKENS, selected)))
+        keys = map(nan_last, selected_scores) if has_nan(selected_scores) else selected_scores
+        lowest = min(keys, default=None)
         displaced_by = displacing_pinned(pinned).content if pinned else None
         return cls(effective_target, unpinned_target, displaced_by, leftover, lowest, slicer_name)
 
