@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import count, starmap
+from itertools import count
 from operator import attrgetter, gt
 
 from cupel._score_order import has_nan, nan_last
@@ -27,6 +27,7 @@ from cupel.diagnostics.reasons import (
     PinnedOverride,
     ScoredTooLow,
     budget_exceeded,
+    budget_exceeded_batch,
 )
 from cupel.model import ContextItem
 
@@ -113,7 +114,10 @@ class SliceAttribution:
             keys = list(zip(item_tokens, available, strict=True))
             first = dict.fromkeys(keys)  # the distinct pairs, in order of first occurrence
             position = dict(zip(first, count()))
-            return list(starmap(budget_exceeded, first)), list(map(position.__getitem__, keys))
+            distinct_tokens, distinct_available = zip(*first, strict=True)
+            shared: list[ExclusionReason] = []
+            shared.extend(budget_exceeded_batch(len(first), distinct_tokens, distinct_available))
+            return shared, list(map(position.__getitem__, keys))
         leftover = self.leftover
         lowest = self.lowest_selected
         distinct: list[ExclusionReason] = []

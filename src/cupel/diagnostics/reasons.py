@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from cupel._trusted import trusted_constructor
+from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 __all__ = [
@@ -119,6 +119,8 @@ class BudgetExceeded(ExclusionReason):
 
 #: ``BudgetExceeded(item_tokens, available_tokens)`` for ints the caller took from checked items.
 budget_exceeded = trusted_constructor(BudgetExceeded)
+#: ``[BudgetExceeded(t, a) for t, a in zip(item_tokens, available_tokens)]`` for ``count`` such pairs.
+budget_exceeded_batch = trusted_batch(BudgetExceeded)
 
 
 @dataclass(frozen=True, slots=True)
