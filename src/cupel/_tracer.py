@@ -114,6 +114,7 @@ class Tracer:
         """Report every placed item, in placed order, with its score and inclusion reason."""
         score_by_id = dict(zip(map(id, items), scores, strict=True))
         placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
+        del score_by_id  # freed before the records are built: a lower peak
         count = len(placed)
         reasons = [_SCORED] * count
         # Pinned and zero-token items are few: found by C-level passes, then set one by one.
