@@ -28,7 +28,7 @@ from cupel import (
     ReflexiveScorer,
     UShapedPlacer,
 )
-from cupel._atomic import write_atomic
+from cupel._atomic import atomic_path, write_atomic
 from cupel._input import DEFAULT_MAX_INPUT_BYTES, MAX_INPUT_ENV, MAX_JSON_DEPTH
 from cupel.cli import main
 from cupel.cli._common import EXIT_STATUSES, SELECTION_ERRORS, exit_status_for
@@ -137,6 +137,23 @@ def test_atomic_write_replaces_and_keeps_the_mode(tmp_path: Path) -> None:
         write_atomic(target, "caf\udce9")
     assert target.read_text() == "NEW"
     assert [p.name for p in tmp_path.iterdir()] == ["out.html"]
+
+
+def test_streamed_atomic_write_replaces_on_success_and_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
+    target = tmp_path / "rows.jsonl"
+    target.write_text("OLD")
+    target.chmod(0o640)
+    with pytest.raises(RuntimeError, match="worker died"), atomic_path(target) as temporary:
+        Path(temporary).write_text("half a row")
+        raise RuntimeError("worker died")
+    assert target.read_text() == "OLD"
+    assert [p.name for p in tmp_path.iterdir()] == ["rows.jsonl"]
+    with atomic_path(target) as temporary:
+        assert Path(temporary).parent == tmp_path and Path(temporary).name != target.name
+        Path(temporary).write_text("NEW")
+    assert target.read_text() == "NEW"
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["rows.jsonl"]
 
 
 # ---- 2. lone surrogates ---------------------------------------------------------------------------

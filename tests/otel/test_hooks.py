@@ -70,9 +70,16 @@ def test_select_messages_root_span_carries_the_outcome(
     assert attributes["cupel.result.tokens"] == selection.tokens
     assert attributes["cupel.result.included_count"] == len(selection.report.included)
     assert attributes["cupel.result.excluded_count"] == len(selection.report.excluded)
-    events = [event for span in exporter.get_finished_spans() for event in span.events]
+    stage_spans = [span for span in exporter.get_finished_spans() if span.name.startswith("cupel.stage.")]
+    events = [event for span in stage_spans for event in span.events]
     excluded_ids = {entry.item.content: item_id(entry.item) for entry in selection.report.excluded}
     assert sorted(str((e.attributes or {})["cupel.exclusion.item_id"]) for e in events) == sorted(
+        excluded_ids.values()
+    )
+    # The call's own root span: the pipeline run is its child, and it names the same exclusions.
+    [chat] = named(exporter, "cupel.chat")
+    assert root.parent is not None and root.parent.span_id == chat.context.span_id
+    assert sorted(str((e.attributes or {})["cupel.exclusion.item_id"]) for e in chat.events) == sorted(
         excluded_ids.values()
     )
 
@@ -177,8 +184,10 @@ def test_spans_nest_under_the_callers_active_span(
     tracer = provider.get_tracer("app")
     with tracer.start_as_current_span("request") as request, tracing(tracer_provider=provider):
         select_messages(TRANSCRIPT, 60)
-    [root] = named(exporter, "cupel.pipeline")
+    [root] = named(exporter, "cupel.chat")
     assert root.parent is not None and root.parent.span_id == request.get_span_context().span_id
+    [run] = named(exporter, "cupel.pipeline")
+    assert run.parent is not None and run.parent.span_id == root.context.span_id
     assert trace.get_current_span() is trace.INVALID_SPAN
 
 
@@ -232,10 +241,12 @@ def test_cli_otel_exports_through_the_configured_exporter(
     assert code == 0, err
     assert out == plain  # spans go to standard error only
     spans = {str(span["name"]): span for span in console_spans(err)}
-    assert {"cupel.cli", "cupel.pipeline", "cupel.stage.slice"} <= set(spans)
+    assert {"cupel.cli", "cupel.chat", "cupel.pipeline", "cupel.stage.slice"} <= set(spans)
     assert spans["cupel.cli"]["attributes"] == {"cupel.cli.command": "select"}
     assert spans["cupel.pipeline"]["resource"]["attributes"]["service.name"] == "cupel-test"
-    assert spans["cupel.pipeline"]["parent_id"] == spans["cupel.cli"]["context"]["span_id"]
+    # cupel.cli > cupel.chat (the transcript's selection) > cupel.pipeline (its internal run)
+    assert spans["cupel.chat"]["parent_id"] == spans["cupel.cli"]["context"]["span_id"]
+    assert spans["cupel.pipeline"]["parent_id"] == spans["cupel.chat"]["context"]["span_id"]
     assert any(event["name"] == "cupel.exclusion" for event in spans["cupel.stage.slice"]["events"])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -18,7 +17,7 @@ from cupel.assembly.packing import pack_sorted
 from cupel.assembly.retriever import PinnableRetriever, Retriever, pin, retrieve, state_root_of
 from cupel.assembly.tokenizer import Tokenizer, TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext, ContextMetadata, RetrievalResult
-from cupel.diagnostics.hooks import active_sink, current_attributes
+from cupel.diagnostics.hooks import active_sink, current_attributes, start_operation
 from cupel.errors import CupelTypeError
 from cupel.model import epoch_microseconds
 
@@ -104,19 +103,19 @@ def assemble_context(
         "cupel.assembly.packing_strategy": str(config.packing_strategy.value),
         **current_attributes(),
     }
-    started_ns = time.time_ns()
+    operation = start_operation(sink, "cupel.assembly", attributes)
     stats: dict[str, int] = {}
     try:
         context = _assemble(query, retriever, budget, counter, config, clock, stats)
     except BaseException as error:
-        sink.operation("cupel.assembly", started_ns, time.time_ns(), {**attributes, **stats}, error)
+        operation.finish(stats, [], error)
         raise
-    attributes.update(stats)
-    attributes["cupel.result.tokens"] = context.total_tokens
-    attributes["cupel.result.included_count"] = len(context.chunks)
-    attributes["cupel.result.excluded_count"] = stats["cupel.assembly.retrieved_count"] - len(context.chunks)
-    attributes["cupel.assembly.truncated"] = context.truncated
-    sink.operation("cupel.assembly", started_ns, time.time_ns(), attributes, None)
+    outcome: dict[str, object] = {**stats}
+    outcome["cupel.result.tokens"] = context.total_tokens
+    outcome["cupel.result.included_count"] = len(context.chunks)
+    outcome["cupel.result.excluded_count"] = stats["cupel.assembly.retrieved_count"] - len(context.chunks)
+    outcome["cupel.assembly.truncated"] = context.truncated
+    operation.finish(outcome, [], None)
     return context
 
 

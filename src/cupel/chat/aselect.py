@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from cupel import _async
 from cupel.chat.convert import message_token_counts
 from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, ChatSelection, plan_messages
+from cupel.chat.select import ChatPolicy, ChatSelection, plan_messages, selection_attributes
+from cupel.chat.summarized import run_planned_async
 from cupel.model import ContextBudget
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 
@@ -33,6 +35,19 @@ async def aselect_messages(
     ``select_messages`` unchanged. Selection itself runs inline, or in a worker thread for long
     transcripts (see ``docs/python-api.md``, *Async*).
     """
+    select = functools.partial(_select, messages, budget, policy, counter, options, select_options)
+    return await run_planned_async(select, budget, lambda: selection_attributes(policy, select_options))
+
+
+async def _select(
+    messages: Iterable[MessageT] | AsyncIterable[MessageT],
+    budget: ContextBudget | int,
+    policy: ChatPolicy,
+    counter: AsyncCounterLike | None,
+    options: ChatOptions | None,
+    select_options: dict[str, Any],
+) -> tuple[ChatSelection[MessageT], list[MessageT]]:
+    """The selection and the transcript it was made from (drained from ``messages``)."""
     collected: list[MessageT] = await _async.collect(messages, "messages")
     # Every message's texts, counted without linking tool calls: a broken history reaches selection,
     # which raises on it or (on_invalid="repair") repairs it.
@@ -44,7 +59,7 @@ async def aselect_messages(
         len(collected),
     )
     if isinstance(planned, ChatSelection):
-        return planned
+        return planned, collected
     # A summary is due: the summariser (maybe async) runs here, on the caller's loop.
     plan, summarize = planned
-    return await plan.run_async(summarize)  # type: ignore[no-any-return]
+    return await plan.run_async(summarize), collected

@@ -6,6 +6,7 @@ called. The selected messages are the very ``BaseMessage`` objects passed in.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -27,10 +28,11 @@ from cupel.chat.select import (
     select_turns_fast,
     select_units,
     select_window,
+    selection_attributes,
 )
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import plan_summary
-from cupel.diagnostics.hooks import run_attributes
+from cupel.chat.summarized import finish_plan, plan_summary, run_planned, run_planned_async
+from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -200,10 +202,11 @@ def select_messages(
 
     A text summary becomes a ``SystemMessage``.
     """
-    plan = _plan(messages, budget, policy, counter, options, locals())
-    if isinstance(plan, ChatSelection):
-        return plan
-    return plan[0].run_sync(plan[1])  # type: ignore[no-any-return]
+    keywords = locals()
+    if active_sink() is None:  # untraced: no span, no closures
+        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
+    plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
+    return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
 
 
 async def aselect_messages(
@@ -222,10 +225,15 @@ async def aselect_messages(
     summary_tokens: int = 0,
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.aselect_messages`, for LangChain messages."""
-    plan = _plan(messages, budget, policy, counter, options, locals())
-    if isinstance(plan, ChatSelection):
-        return plan
-    return await plan[0].run_async(plan[1])  # type: ignore[no-any-return]
+    keywords = locals()
+
+    async def select() -> tuple[ChatSelection[BaseMessage], Sequence[BaseMessage]]:
+        plan = _plan(messages, budget, policy, counter, options, keywords)
+        if isinstance(plan, ChatSelection):
+            return plan, messages
+        return await plan[0].run_async(plan[1]), messages
+
+    return await run_planned_async(select, budget, lambda: selection_attributes(policy, keywords))
 
 
 def _plan(

@@ -25,12 +25,12 @@ from cupel.chat.options import ChatOptions
 from cupel.chat.repair import repair_links
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import plan_summary
+from cupel.chat.summarized import finish_plan, plan_summary, run_planned
 from cupel.chat.turn_records import select_turns_fast
 from cupel.chat.whole_turns import select_turns
-from cupel.diagnostics.hooks import run_attributes
+from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
-from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextSource
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ChatStrategy
@@ -54,6 +54,7 @@ __all__ = [
     "select_repaired",
     "select_turns_fast",
     "select_window",
+    "selection_attributes",
 ]
 
 M = TypeVar("M")
@@ -135,6 +136,16 @@ def select_items(
 def policy_name(policy: object) -> str | None:
     """The preset a ``policy`` argument names, for traced runs (``None`` for other policies)."""
     return "chat" if policy is None else policy if isinstance(policy, str) else None
+
+
+def selection_attributes(policy: object, keywords: Mapping[str, Any]) -> dict[str, object]:
+    """A traced selection's policy name (when known) and strategy (when the arguments are valid)."""
+    try:
+        overrides = {name: keywords.get(name) for name in SETTING_KEYWORDS}
+        strategy: str | None = chat_settings(policy, **overrides)[1].strategy
+    except CupelError:
+        strategy = None  # the selection raises this itself, and its span records it
+    return {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": strategy}
 
 
 def select_units(
@@ -301,10 +312,11 @@ def select_messages(
     :class:`~cupel.chat.summarize.FirstLines`) summarises what was dropped in ``summary_tokens``
     reserved tokens, placed right after the system messages; nothing dropped, no summary.
     """
-    plan = _plan(messages, budget, policy, counter, options, locals())
-    if isinstance(plan, ChatSelection):
-        return plan
-    return plan[0].run_sync(plan[1])  # type: ignore[no-any-return]
+    keywords = locals()
+    if active_sink() is None:  # untraced: no span, no closures
+        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
+    plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
+    return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
 
 
 _KEYWORD_DEFAULTS: dict[str, Any] = {

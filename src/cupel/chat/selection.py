@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from cupel.chat.convert import to_messages
+from cupel.diagnostics.hooks import active_sink, installed
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget
@@ -60,7 +61,12 @@ class ChatSelection(Generic[M]):
         built: SelectionReport | None = self._report
         if built is None:
             build: Callable[[], SelectionReport] = self._build  # type: ignore[assignment]
-            built = build()
+            if active_sink() is None:
+                built = build()
+            else:
+                # Explaining a selection re-runs parts of it; those runs are not selections to trace.
+                with installed(None):
+                    built = build()
             object.__setattr__(self, "_report", built)
             object.__setattr__(self, "_build", None)
         return built

@@ -2,17 +2,16 @@
 
 Inside ``cupel.otel.tracing()``, each turn of a window is reported as one operation (as
 ``cupel.assembly`` is) carrying the budget, the strategy, the outcome and whether the turn appended or
-compacted; a compaction's own selection is traced as usual beside it.
+compacted; a compaction's own selection (its ``cupel.chat`` span) is the turn span's child.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from cupel.diagnostics.hooks import active_sink, current_attributes
+from cupel.diagnostics.hooks import active_sink, current_attributes, start_operation
 from cupel.model import ContextBudget
 
 __all__ = ["SPAN_NAME", "traced_turn"]
@@ -41,10 +40,10 @@ def traced_turn(budget: ContextBudget, strategy: str) -> Iterator[Callable[[Any]
         "cupel.chat.strategy": strategy,
         **current_attributes(),
     }
-    started_ns = time.time_ns()
+    operation = start_operation(sink, SPAN_NAME, attributes)
     try:
         yield record
     except BaseException as error:
-        sink.operation(SPAN_NAME, started_ns, time.time_ns(), {**attributes, **outcome}, error)
+        operation.finish(outcome, [], error)
         raise
-    sink.operation(SPAN_NAME, started_ns, time.time_ns(), {**attributes, **outcome}, None)
+    operation.finish(outcome, [], None)

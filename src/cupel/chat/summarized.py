@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from cupel.chat._parse import SYSTEM_ROLES
@@ -12,13 +12,14 @@ from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY
 from cupel.chat.reasons import OrphanedToolResult, Summarized, UnansweredToolCall
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import FirstLines
+from cupel.diagnostics.hooks import active_sink
 from cupel.diagnostics.reasons import InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextKind, ContextSource
 from cupel.tokens.base import CounterLike
 
-__all__ = ["SummaryPlan", "plan_summary"]
+__all__ = ["SummaryPlan", "finish_plan", "plan_summary", "run_planned", "run_planned_async"]
 
 _REPAIRS = (OrphanedToolResult, UnansweredToolCall)
 
@@ -119,6 +120,46 @@ class SummaryPlan:
 
 async def _awaited(result: Any) -> Any:
     return await result
+
+
+def finish_plan(plan: ChatSelection[Any] | tuple[SummaryPlan, Any]) -> ChatSelection[Any]:
+    """A planned selection (see :func:`plan_summary`), with its summary, if one is due, written now."""
+    if isinstance(plan, ChatSelection):
+        return plan
+    return plan[0].run_sync(plan[1])
+
+
+def run_planned(
+    plan: Callable[[], ChatSelection[Any] | tuple[SummaryPlan, Any]],
+    messages: Sequence[Any],
+    budget: object,
+    attributes: Callable[[], Mapping[str, object]],
+) -> ChatSelection[Any]:
+    """``finish_plan(plan())``; inside ``cupel.otel.tracing()``, as one ``cupel.chat`` span whose
+    ``attributes()`` name the policy and strategy (see :mod:`cupel.chat.select_trace`).
+
+    Callers on a hot path check :func:`~cupel.diagnostics.hooks.active_sink` first and call
+    ``finish_plan`` directly when nothing traces."""
+    sink = active_sink()
+    if sink is None:
+        return finish_plan(plan())
+    from cupel.chat.select_trace import traced_selection
+
+    return traced_selection(sink, messages, budget, attributes(), lambda: finish_plan(plan()))
+
+
+async def run_planned_async(
+    select: Callable[[], Awaitable[tuple[ChatSelection[Any], Sequence[Any]]]],
+    budget: object,
+    attributes: Callable[[], Mapping[str, object]],
+) -> ChatSelection[Any]:
+    """:func:`run_planned` for async code: ``select`` gives the selection and the transcript it read."""
+    sink = active_sink()
+    if sink is None:
+        return (await select())[0]
+    from cupel.chat.select_trace import atraced_selection
+
+    return await atraced_selection(sink, budget, attributes(), select)
 
 
 def plan_summary(

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import Any
 
 from cupel.cli._common import CliError
-from cupel.diagnostics.report import SelectionReport
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.policy.chat_settings import CHAT_STRATEGIES
 
-__all__ = ["add_chat_arguments", "chat_keywords", "render_turns"]
+__all__ = [
+    "TurnGroup",
+    "add_chat_arguments",
+    "chat_keywords",
+    "group_turns",
+    "is_transcript_report",
+    "render_turns",
+]
 
 
 def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,19 +56,68 @@ def chat_keywords(args: argparse.Namespace) -> dict[str, Any]:
     return keywords
 
 
-def render_turns(report: SelectionReport) -> str:
-    """Turn by turn: number, role sequence, and whether the turn was kept, dropped or cut."""
+@dataclass(frozen=True, slots=True)
+class TurnGroup:
+    """One turn of an explained transcript: its report entries (one per unit) in transcript order."""
+
+    number: int
+    entries: tuple[IncludedItem | ExcludedItem, ...]
+    roles: tuple[str, ...]
+    tokens: int
+
+    @property
+    def state(self) -> str:
+        """``kept`` (every unit), ``dropped`` (none) or ``partly``."""
+        count = sum(1 for entry in self.entries if isinstance(entry, IncludedItem))
+        return "kept" if count == len(self.entries) else "dropped" if count == 0 else "partly"
+
+    @property
+    def summarized(self) -> bool:
+        """Whether a unit of the turn is told in the summary instead."""
+        from cupel.chat.reasons import Summarized
+
+        return any(isinstance(entry.reason, Summarized) for entry in self.entries)
+
+    @property
+    def repaired(self) -> bool:
+        """Whether repair removed a unit of the turn (an orphaned result or an unanswered call)."""
+        from cupel.chat.reasons import OrphanedToolResult, UnansweredToolCall
+
+        repairs = (OrphanedToolResult, UnansweredToolCall)
+        return any(isinstance(entry.reason, repairs) for entry in self.entries)
+
+
+def is_transcript_report(report: SelectionReport) -> bool:
+    """Whether every entry of ``report`` is a chat unit (the report of a transcript's selection)."""
+    from cupel.chat.convert import INDICES_KEY
+
+    items = [entry.item for entry in report.included] + [entry.item for entry in report.excluded]
+    return bool(items) and all(INDICES_KEY in item.metadata for item in items)
+
+
+def group_turns(
+    report: SelectionReport,
+) -> tuple[tuple[IncludedItem | ExcludedItem, ...], tuple[TurnGroup, ...]]:
+    """A transcript's report entries as system units (a summary first) and turns, in transcript order."""
     from cupel.chat.convert import INDICES_KEY
     from cupel.chat.turns import split_turns
 
-    kept = {id(entry.item) for entry in report.included}
-    units = [entry.item for entry in report.included] + [entry.item for entry in report.excluded]
+    entries: dict[int, IncludedItem | ExcludedItem] = {id(entry.item): entry for entry in report.included}
+    entries.update((id(entry.item), entry) for entry in report.excluded)
+    units = [entry.item for entry in entries.values()]
     units.sort(key=lambda item: item.metadata[INDICES_KEY][0])
     transcript = split_turns(units)
+    turns = tuple(
+        TurnGroup(turn.number, tuple(entries[id(item)] for item in turn.items), turn.roles, turn.tokens)
+        for turn in transcript.turns
+    )
+    return tuple(entries[id(item)] for item in transcript.system), turns
+
+
+def render_turns(report: SelectionReport) -> str:
+    """Turn by turn: number, role sequence, and whether the turn was kept, dropped or cut."""
     lines = ["", "Turns (transcript order)", f"  {'turn':>4}  {'kept':<8}{'tokens':>7}  roles"]
-    for turn in transcript.turns:
-        count = sum(1 for item in turn.items if id(item) in kept)
-        state = "kept" if count == len(turn.items) else "dropped" if count == 0 else "partly"
+    for turn in group_turns(report)[1]:
         roles = " ".join(turn.roles)
-        lines.append(f"  {turn.number:>4}  {state:<8}{turn.tokens:>7}  {roles}")
+        lines.append(f"  {turn.number:>4}  {turn.state:<8}{turn.tokens:>7}  {roles}")
     return "\n".join(lines) + "\n"

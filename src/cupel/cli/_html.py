@@ -35,6 +35,11 @@ td.content{font-family:ui-monospace,Menlo,Consolas,monospace}
 svg text{font:11px system-ui,sans-serif;fill:#3b4556}
 .reason{font-weight:600}
 summary{cursor:pointer;color:#4e79a7;font-family:system-ui,sans-serif}
+tbody.turn{border-top:2px solid #c8cfda}
+tr.turn-head td{background:#f4f6f9;font-weight:600}
+tr.unit.dropped td{color:#6b7484}
+tr.unit.summary td{background:#fff8e1}
+.status-kept{color:#2e7d32}.status-dropped{color:#b3261e}.status-partly{color:#b26a00}
 """
 
 
@@ -250,17 +255,23 @@ def _reason_cell(variant: str, details: str) -> str:
     return f"{cell}<br>{escape(details)}" if details else cell
 
 
-def render_html(report: SelectionReport, budget: ContextBudget, policy: str) -> str:
-    """The whole report as one HTML document."""
+def render_html(
+    report: SelectionReport, budget: ContextBudget, policy: str, entries: str | None = None
+) -> str:
+    """The whole report as one HTML document; ``entries`` replaces the included and excluded tables
+    (a transcript's report is shown turn by turn, see ``cupel.cli._html_turns``)."""
     colours = _kind_colours(report)
+    if entries is None:
+        entries = (
+            f"<h2>Included ({len(report.included)}, placed order)</h2>{_included_table(report)}"
+            f"<h2>Excluded ({len(report.excluded)}, highest score first)</h2>{_excluded_table(report)}"
+        )
     return page(
         f"cupel selection report · policy {policy}",
         f"{len(report.included)} of {report.total_candidates} candidates included · "
         f"{report.total_tokens_considered:,} tokens considered",
         f"<h2>Budget by kind</h2>{_budget_bar(report, budget, colours)}"
-        f"<h2>Score by position</h2>{_score_plot(report, colours)}"
-        f"<h2>Included ({len(report.included)}, placed order)</h2>{_included_table(report)}"
-        f"<h2>Excluded ({len(report.excluded)}, highest score first)</h2>{_excluded_table(report)}",
+        f"<h2>Score by position</h2>{_score_plot(report, colours)}{entries}",
     )
 
 

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cupel._atomic import write_atomic
-from cupel.chat.convert import INDICES_KEY
-from cupel.cli._chat import add_chat_arguments, chat_keywords, render_turns
+from cupel.cli._chat import add_chat_arguments, chat_keywords, is_transcript_report, render_turns
 from cupel.cli._common import (
     CliError,
     add_budget_arguments,
@@ -76,12 +75,18 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--width must be at least 10, got {args.width}")
     report = explain_report(args.items, budget, args.policy, args.tokenizer, chat_keywords(args))
     sys.stdout.write(render_text(report, budget, args.policy, args.width))
-    if report.total_candidates and all(INDICES_KEY in entry.item.metadata for entry in report.included):
+    by_turn = is_transcript_report(report)
+    if by_turn:
         sys.stdout.write(render_turns(report))
     if args.html:
         path = Path(args.html)
+        entries = None
+        if by_turn:
+            from cupel.cli._html_turns import turn_tables
+
+            entries = turn_tables(report)
         try:
-            write_atomic(path, render_html(report, budget, args.policy))
+            write_atomic(path, render_html(report, budget, args.policy, entries))
         except OSError as error:
             raise CliError(f"--html {args.html}: cannot write ({error.strerror or error})") from None
         except UnicodeEncodeError as error:

@@ -26,7 +26,16 @@ if TYPE_CHECKING:
     )
     from cupel.model import ContextBudget, ContextItem
 
-__all__ = ["TeeCollector", "TraceSink", "active_sink", "current_attributes", "installed", "run_attributes"]
+__all__ = [
+    "LiveOperation",
+    "TeeCollector",
+    "TraceSink",
+    "active_sink",
+    "current_attributes",
+    "installed",
+    "run_attributes",
+    "start_operation",
+]
 
 
 @runtime_checkable
@@ -47,6 +56,62 @@ class TraceSink(Protocol):
     ) -> None:
         """A finished operation that is not a pipeline run (``cupel.assembly``), with its attributes."""
         ...
+
+
+class LiveOperation(Protocol):
+    """An operation in progress (a chat selection, an assembly): the runs it starts are its children."""
+
+    #: Whether the sink wants one event per excluded item (a verbose tier).
+    exclusions: bool
+
+    def finish(
+        self,
+        attributes: Mapping[str, object],
+        events: Sequence[tuple[str, Mapping[str, object]]],
+        error: BaseException | None,
+    ) -> None:
+        """End the operation with its outcome ``attributes`` and ``events`` (name, attributes)."""
+        ...
+
+
+class _TimedOperation:
+    """For a sink without ``start_operation``: the finished operation reported through ``operation``."""
+
+    __slots__ = ("attributes", "name", "sink", "started_ns")
+
+    exclusions = False
+
+    def __init__(self, sink: TraceSink, name: str, attributes: Mapping[str, object]) -> None:
+        import time
+
+        self.sink = sink
+        self.name = name
+        self.attributes = attributes
+        self.started_ns = time.time_ns()
+
+    def finish(
+        self,
+        attributes: Mapping[str, object],
+        events: Sequence[tuple[str, Mapping[str, object]]],
+        error: BaseException | None,
+    ) -> None:
+        import time
+
+        merged = {**self.attributes, **attributes}
+        self.sink.operation(self.name, self.started_ns, time.time_ns(), merged, error)
+
+
+def start_operation(sink: TraceSink, name: str, attributes: Mapping[str, object]) -> LiveOperation:
+    """Begin ``name`` on ``sink``: pipeline runs started before it finishes nest under it.
+
+    A sink may offer ``start_operation(name, attributes)`` for a span that is current while the
+    operation runs; otherwise the operation is reported once finished, through ``operation``.
+    """
+    start = getattr(sink, "start_operation", None)
+    if start is None:
+        return _TimedOperation(sink, name, attributes)
+    live: LiveOperation = start(name, attributes)
+    return live
 
 
 _SINK: ContextVar[TraceSink | None] = ContextVar("cupel_trace_sink", default=None)

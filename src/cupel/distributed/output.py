@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from cupel._atomic import atomic_path
 from cupel.distributed._extra import require
 from cupel.distributed.replay import SORT_KEY, ReplayResult
 
@@ -66,16 +66,8 @@ def _record(row: Mapping[str, Any]) -> dict[str, Any]:
 def write_results(result: ReplayResult, path: str | os.PathLike[str], format: str | None = None) -> int:
     """Write all rows to ``path`` (JSONL or Parquet, by suffix unless ``format``); returns the row count."""
     chosen = format or output_format(path)
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    os.close(handle)
-    try:
-        count = _write_parquet(result, temporary) if chosen == "parquet" else _write_jsonl(result, temporary)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return count
+    with atomic_path(path) as temporary:
+        return _write_parquet(result, temporary) if chosen == "parquet" else _write_jsonl(result, temporary)
 
 
 def _write_jsonl(result: ReplayResult, temporary: str) -> int:
@@ -84,8 +76,6 @@ def _write_jsonl(result: ReplayResult, temporary: str) -> int:
         for record in result_records(result):
             stream.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
             count += 1
-        stream.flush()
-        os.fsync(stream.fileno())
     return count
 
 

@@ -31,7 +31,7 @@ from cupel.chat.select import (
     select_units,
 )
 from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import plan_summary
+from cupel.chat.summarized import plan_summary, run_planned, run_planned_async
 from cupel.diagnostics.hooks import run_attributes
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import shrink_budget, tool_schema_tokens
@@ -159,10 +159,9 @@ class Trimmer:
         """The :class:`~cupel.chat.ChatSelection` of ``messages``; ``schemas`` are tool schemas."""
         if is_async_counter(self.counter):
             raise CupelTypeError("an async counter needs the async call (ainvoke, abatch, astream)")
-        planned = self._plan(messages, self.counter, schemas)  # type: ignore[arg-type]
-        if isinstance(planned, ChatSelection):
-            return planned
-        return planned[0].run_sync(planned[1])  # type: ignore[no-any-return]
+        counter: Any = self.counter  # not async: checked above
+        plan = functools.partial(self._plan, messages, counter, schemas)
+        return run_planned(plan, messages, self.budget, self._traced)
 
     async def aselect(self, messages: Sequence[Any], schemas: Sequence[Any] = ()) -> ChatSelection[Any]:
         """:meth:`select`, awaiting an async counter first (each distinct text once) and an async
@@ -172,8 +171,16 @@ class Trimmer:
             self.items(messages, recorder)
             tool_schema_tokens(schemas, recorder)
 
-        counter = await counted_in_advance(record, self.counter)
-        planned = self._plan(messages, counter, schemas)
-        if isinstance(planned, ChatSelection):
-            return planned
-        return await planned[0].run_async(planned[1])  # type: ignore[no-any-return]
+        async def select() -> tuple[ChatSelection[Any], Sequence[Any]]:
+            counter = await counted_in_advance(record, self.counter)
+            planned = self._plan(messages, counter, schemas)
+            if isinstance(planned, ChatSelection):
+                return planned, messages
+            return await planned[0].run_async(planned[1]), messages
+
+        return await run_planned_async(select, self.budget, self._traced)
+
+    def _traced(self) -> dict[str, object]:
+        """A traced selection's root-span names: the policy's (when known) and the strategy."""
+        strategy = chat_settings(self.policy, strategy=self.settings.strategy)[1].strategy
+        return {"cupel.policy.name": self.name, STRATEGY_ATTRIBUTE: strategy}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from opentelemetry import trace  # type: ignore[import-not-found, unused-ignore]
 from opentelemetry.trace import Status, StatusCode  # type: ignore[import-not-found, unused-ignore]
 
 from cupel import __version__
+from cupel.diagnostics.identity import item_id
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import OverflowEvent, PipelineStage, TraceDetailLevel, TraceEvent
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
@@ -24,7 +24,7 @@ from cupel.model import ContextBudget, ContextItem
 if TYPE_CHECKING:
     from cupel.slicers._base import CountRequirementShortfall
 
-__all__ = ["TRACER_NAME", "CollectorReuseError", "CupelOtelTraceCollector", "CupelVerbosity"]
+__all__ = ["TRACER_NAME", "CollectorReuseError", "CupelOtelTraceCollector", "CupelVerbosity", "item_id"]
 
 #: The instrumentation scope (tracer) name every cupel span is created under.
 TRACER_NAME = "cupel"
@@ -63,15 +63,6 @@ class _Phase(Enum):
     NEW = "new"
     RUNNING = "running"
     DONE = "done"
-
-
-def item_id(item: ContextItem) -> str:
-    """A stable identifier of an item: the first 16 hex digits of its content's SHA-256.
-
-    The same content gives the same id in every run and process, without putting the content itself
-    into a trace.
-    """
-    return hashlib.sha256(item.content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,12 +11,11 @@ Regenerate the shipped file with ``python -m cupel.policy._schema``; a test chec
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from cupel._atomic import write_atomic
 from cupel.model import OverflowStrategy
 from cupel.policy._entries import _Registry
 from cupel.policy._readers import COUNT_QUOTA_ENTRY, CURVES, DURATION, QUOTA_ENTRY, WEIGHT, caseless, spelled
@@ -162,18 +161,7 @@ def schema_text() -> str:
     return json.dumps(generate_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_PATH
-    _write(target, schema_text())
+    write_atomic(target, schema_text())
     print(f"wrote {target}")
