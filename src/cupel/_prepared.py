@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import attrgetter, gt, not_
+from operator import attrgetter, gt
 
+from cupel import _numeric
 from cupel.errors import CupelTypeError, PinnedItemsExceedBudgetError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 
@@ -43,7 +44,8 @@ class Prepared:
         self.scores = scores
         self.order = order
         self._sorted_scored: list[ScoredItem] | None = None
-        self._tokens = tokens
+        # Large token lists are converted to numpy here, once, for the slicer and the token sum.
+        self._tokens = tokens if tokens is None else _numeric.int_column(tokens)
 
     @property
     def sorted_scored(self) -> list[ScoredItem]:
@@ -90,27 +92,39 @@ def checked_items(items: object) -> Sequence[ContextItem]:
     return checked  # type: ignore[return-value]  # every element was checked above
 
 
-def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list[int], list[tuple[int, int]]]:
+def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list[int], list[int], list[int]]:
     """Stage 3: the survivors, ascending (per byte-exact content the highest score, then the lowest
-    index), and each dropped index with the index that won, in index order.
+    index); the dropped indices, ascending; and for each of those the index that won.
 
-    Contents that occur once are found by C-level counting passes; only repeated ones are compared
-    in Python.
+    Parallel lists rather than pairs: no small object per duplicate, so a large run allocates
+    nothing that would set off the cyclic garbage collector.
+
+    Contents that occur once are found by whole-list passes (a count, or numpy over the string
+    hashes for large lists); only possibly repeated ones are compared in Python.
     """
     contents = list(map(_CONTENT, scoreable))
     count = len(contents)
-    occurrences = Counter(contents)
-    if len(occurrences) == count:
-        return list(range(count)), []
-    dropped = list(map(gt, map(occurrences.__getitem__, contents), repeat(1)))
-    repeated = list(compress(range(count), dropped))
+    repeated = _numeric.repeated_hashes(contents)
+    if repeated is None:
+        occurrences = Counter(contents)
+        if len(occurrences) == count:
+            return list(range(count)), [], []
+        repeated = list(compress(range(count), map(gt, map(occurrences.__getitem__, contents), repeat(1))))
+    if not repeated:
+        return list(range(count)), [], []
     best: dict[str, int] = {}
     for index in repeated:
         content = contents[index]
         kept = best.get(content)
         if kept is None or scores[index] > scores[kept]:
             best[content] = index
-    for index in best.values():
-        dropped[index] = False
-    losers = [(index, best[contents[index]]) for index in repeated if dropped[index]]
-    return list(compress(range(count), map(not_, dropped))), losers
+    winners = set(best.values())
+    dropped = [index for index in repeated if index not in winners]
+    kept_by = list(map(best.__getitem__, map(contents.__getitem__, dropped)))
+    kept_indices = _numeric.survivors(count, dropped)
+    if kept_indices is None:
+        flags = [True] * count
+        for index in dropped:
+            flags[index] = False
+        kept_indices = list(compress(range(count), flags))
+    return kept_indices, dropped, kept_by

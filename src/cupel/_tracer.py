@@ -162,23 +162,22 @@ class Tracer:
         collector._excluded_scores.extend(scores)
 
     def deduplicated(
-        self, scoreable: list[ContextItem], scores: list[float], dropped: list[tuple[int, int]]
+        self, scoreable: list[ContextItem], scores: list[float], dropped: list[int], kept_by: list[int]
     ) -> None:
         """Stage 3: report each dropped index with the index whose content won, in the given order."""
         distinct: list[ExclusionReason] = []
         slot_of: dict[int, int] = {}  # one reason per winner
         slots: list[int] = []
-        for _, kept in dropped:
+        for kept in kept_by:
             slot = slot_of.get(kept)
             if slot is None:
                 slot = slot_of[kept] = len(distinct)
                 distinct.append(Deduplicated(scoreable[kept].content))
             slots.append(slot)
-        indices = [index for index, _ in dropped]
         self.excluded_all(
             PipelineStage.DEDUPLICATE,
-            list(map(scoreable.__getitem__, indices)),
-            list(map(scores.__getitem__, indices)),
+            list(map(scoreable.__getitem__, dropped)),
+            list(map(scores.__getitem__, dropped)),
             distinct,
             slots,
         )

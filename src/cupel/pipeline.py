@@ -10,7 +10,8 @@ import importlib
 import math
 import warnings
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, not_
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _numeric
@@ -206,9 +207,19 @@ class Pipeline:
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
         pinned_tokens = 0
-        tokens: list[int] | None = list(map(_TOKENS, items))
-        if (not tokens or min(tokens) >= 0) and not any(map(_PINNED, items)):
-            scoreable = list(items)  # the common case, decided by C-level passes
+        counts = list(map(_TOKENS, items))
+        tokens: list[int] | None = counts
+        if not counts or min(counts) >= 0:
+            # The common case (no negative counts), decided and split by C-level passes.
+            flags = list(map(_PINNED, items))
+            if any(flags):
+                pinned = list(compress(items, flags))
+                pinned_tokens = sum(compress(counts, flags))
+                unpinned = list(map(not_, flags))
+                scoreable = list(compress(items, unpinned))
+                tokens = list(compress(counts, unpinned))
+            else:
+                scoreable = list(items)
         else:
             tokens = None
             for item in items:
@@ -226,15 +237,15 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scores = score_items(self.scorer, scoreable) if scoreable else []
+        scores = _numeric.float_column(score_items(self.scorer, scoreable)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
-            survivors, dropped = deduplicate(scoreable, scores)
+            survivors, dropped, kept_by = deduplicate(scoreable, scores)
             if tracer is not None and dropped:
-                tracer.deduplicated(scoreable, scores, dropped)
+                tracer.deduplicated(scoreable, scores, dropped, kept_by)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
@@ -248,19 +259,24 @@ class Pipeline:
 
     def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
-        pinned = prepared.pinned
+        pinned, pinned_tokens = prepared.pinned, prepared.pinned_tokens
 
         # Stage 5: Slice against the effective budget.
-        effective = compute_effective_budget(budget, prepared.pinned_tokens)
+        effective = compute_effective_budget(budget, pinned_tokens)
         slice_indices = getattr(self.slicer, "slice_indices", None) if tracer is None else None
+        sliced_tokens: int | None = None
+        items: list[ContextItem] | None = None  # pinned + sliced, when built in one pass
         if slice_indices is not None:
             # An untraced slicer that works on index lists never needs the scored list built: far
             # fewer objects touched on large inputs (GreedySlice.slice runs the same function).
             scoreable = prepared.scoreable
             scores = prepared.scores
-            chosen = slice_indices(prepared.order, prepared.tokens, scores, effective)
-            sliced = list(map(scoreable.__getitem__, chosen))
-            sliced_scores = list(map(scores.__getitem__, chosen))
+            tokens = prepared.tokens
+            chosen = slice_indices(prepared.order, tokens, scores, effective)
+            items = [*pinned, *map(scoreable.__getitem__, chosen)]
+            # From numpy arrays when the run made them (no pass over the selected objects).
+            sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
+            sliced_tokens = _numeric.take_sum(tokens, chosen)
         elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
             # On index lists too: deduplicated candidates are distinct instances (see _slice).
             unpinned_target = compute_effective_budget(budget, 0).target_tokens
@@ -269,9 +285,10 @@ class Pipeline:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
         # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
-        items = pinned + sliced
+        if items is None:
+            items = pinned + sliced
         item_scores = [PINNED_SCORE] * len(pinned) + sliced_scores
-        merged_tokens = sum(map(_TOKENS, items))
+        merged_tokens = sum(map(_TOKENS, items)) if sliced_tokens is None else pinned_tokens + sliced_tokens
         entering_place = len(items)
         if merged_tokens > budget.target_tokens:
             merged = [ScoredItem(item, score) for item, score in zip(items, item_scores, strict=True)]
