@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import compress, filterfalse
 from operator import attrgetter, not_, or_
 from typing import Any
 
+from cupel import _numeric
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event, item_events
@@ -21,6 +22,7 @@ from cupel.diagnostics.trace import (
     TraceEvent,
 )
 from cupel.model import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers.greedy import GreedySlice
 
 __all__ = ["Tracer"]
 
@@ -197,7 +199,13 @@ class Tracer:
         scoreable = prepared.scoreable
         scores = prepared.scores
         tokens = prepared.tokens
-        chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
+        fast = None
+        if type(slicer) is GreedySlice and effective.target_tokens > 0:
+            fast = _greedy_left_out(order, tokens, scores, effective.target_tokens)
+        if fast is None:
+            chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
+        else:
+            chosen, skipped = fast[0], []
         sliced = list(map(scoreable.__getitem__, chosen))
         sliced_scores = list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
@@ -209,12 +217,17 @@ class Tracer:
                 sliced_scores,
                 type(slicer).__name__,
             )
-            left_out = list(filterfalse(set(chosen).__contains__, order))
+            left_out: list[int]
+            available: list[int | None]
+            if fast is None:
+                left_out = list(filterfalse(set(chosen).__contains__, order))
+                # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
+                available = list(map(dict(skipped).get, left_out))
+                left_tokens = list(map(tokens.__getitem__, left_out))
+            else:
+                _, left_out, available, left_tokens = fast
             left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = list(map(scores.__getitem__, left_out))
-            # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
-            available = list(map(dict(skipped).get, left_out))
-            left_tokens = list(map(tokens.__getitem__, left_out))
             distinct, slots = attribution.budget_reasons(left_tokens, left_scores, available)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
@@ -237,3 +250,30 @@ class Tracer:
                 continue
             reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
             self.excluded(PipelineStage.SLICE, item, entry.score, reason)
+
+
+def _greedy_left_out(
+    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
+) -> tuple[list[int], list[int], list[int | None], list[int]] | None:
+    """GreedySlice's selection for a positive ``target`` and what it left out, from numpy arrays; None
+    where numpy is not used (small or inexact inputs).
+
+    Returns the selected indices (as ``slice_indices_detailed``), the left-out indices in ``order``'s
+    order, the tokens remaining when each was passed over, and their token counts: in the greedy walk,
+    what remains at a candidate is the target less the tokens of the selected candidates before it in
+    density order, one cumulative sum.
+    """
+    chosen = _numeric.greedy_fill(order, tokens, scores, target)
+    if chosen is None:
+        return None
+    np = _numeric.numpy_module()
+    by_density, counts = _numeric._density_order(np, order, tokens, scores)  # exact when fill was
+    taken = np.zeros(len(tokens), dtype=bool)
+    taken[_numeric._ints(np, chosen)] = True
+    # Read only at left-out candidates, where the running total does not include the candidate itself.
+    available = np.zeros(len(tokens), dtype=np.int64)
+    available[by_density] = target - np.cumsum(np.where(taken[by_density], counts, 0))
+    indices = _numeric._ints(np, order)
+    left = indices[~taken[indices]]
+    counts_by_index = _numeric._ints(np, tokens)
+    return chosen, left.tolist(), available[left].tolist(), counts_by_index[left].tolist()
