@@ -92,9 +92,9 @@ def test_a_large_run_converts_each_column_to_numpy_once(monkeypatch: pytest.Monk
 
         monkeypatch.setattr(numpy, name, counted)
     assert [id(item) for item in PIPELINE.run(items, budget)] == [id(item) for item in expected]
-    # Timestamps and priorities (ranked), kind weights, content hashes, dropped duplicates, token
-    # counts, and the selected items' timestamps (placement): one conversion each, none repeated.
-    assert len(converted) <= 7
+    # Timestamps and priorities (ranked), kind weights, content hashes, token counts, and the
+    # selected items' timestamps (placement): one conversion each, none repeated.
+    assert len(converted) <= 6
     assert len({id(values) for values in converted}) == len(converted)
 
 
@@ -155,7 +155,18 @@ def test_deduplication_with_numpy_matches_the_pure_path(
 ) -> None:
     items = [ContextItem(content, 1) for content, _ in pairs]
     scores = [score for _, score in pairs]
-    assert deduplicate(items, scores) == pure(deduplicate, items, scores)
+    expected = pure(deduplicate, items, scores)
+    assert deduplicate(items, scores) == expected
+    if items:
+        assert _numeric.duplicates([content for content, _ in pairs], scores) is not None  # numpy ran
+    # Different contents sharing a hash are left to the pure path, as are NaN scores.
+    _numeric.hash = len  # type: ignore[attr-defined]
+    try:
+        assert deduplicate(items, scores) == expected
+    finally:
+        del _numeric.hash  # type: ignore[attr-defined]
+    with_nan = [float("nan") if index % 3 == 0 else score for index, score in enumerate(scores)]
+    assert deduplicate(items, with_nan) == pure(deduplicate, items, with_nan)
 
 
 def test_rank_keys_beyond_float_precision_use_the_exact_path(always_fast: None) -> None:

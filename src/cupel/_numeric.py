@@ -33,9 +33,10 @@ _numpy_checked = False
 
 
 class Column(list[Any]):
-    """A list made from a numpy array, carrying the array (``array``) for later steps of the run.
+    """A list that carries a numpy array of its values (``array``, once set) for later steps of the run.
 
-    It is an ordinary list to everything else; it pickles as a plain list.
+    It is an ordinary list to everything else; it pickles as a plain list. The array is set when the
+    list is complete and neither changes afterwards.
     """
 
     __slots__ = ("array",)
@@ -71,10 +72,16 @@ def _large(values: Sequence[Any]) -> Any:
     return numpy_module() if len(values) >= THRESHOLD else None
 
 
+def _carried(values: Sequence[Any]) -> Any:
+    """The array a :class:`Column` carries (None for another sequence, or before it has one)."""
+    return getattr(values, "array", None) if type(values) is Column else None
+
+
 def _ints(np: Any, values: Sequence[int]) -> Any:
     """``values`` as an int64 array (the carried one if any); None when an integer does not fit."""
-    if type(values) is Column and values.array.dtype == np.int64:
-        return values.array
+    carried = _carried(values)
+    if carried is not None and carried.dtype == np.int64:
+        return carried
     if type(values) is range:
         return np.arange(values.start, values.stop, values.step, dtype=np.int64)
     try:
@@ -85,8 +92,9 @@ def _ints(np: Any, values: Sequence[int]) -> Any:
 
 def _floats(np: Any, values: Sequence[float]) -> Any:
     """``values`` as a float64 array (the carried one if any)."""
-    if type(values) is Column and values.array.dtype == np.float64:
-        return values.array
+    carried = _carried(values)
+    if carried is not None and carried.dtype == np.float64:
+        return carried
     return np.fromiter(values, dtype=np.float64, count=len(values))
 
 
@@ -233,35 +241,42 @@ def greedy_fill(
 
 
 def int_column(values: list[int]) -> list[int]:
-    """``values`` as a :class:`Column` when large (converted once, here), else ``values`` itself."""
+    """``values`` carrying its int64 array when large (converted once, here); else unchanged."""
     np = _large(values)
-    if np is None:
+    if np is None or _carried(values) is not None:
         return values
     array = _ints(np, values)
-    return values if array is None else column(array, values)
+    if array is None:
+        return values
+    if type(values) is Column:
+        values.array = array  # the caller's own list: no copy
+        return values
+    return column(array, values)
 
 
 def float_column(values: list[float]) -> list[float]:
-    """``values`` as a :class:`Column` when large (converted once, here), else ``values`` itself."""
+    """``values`` carrying its float64 array when large (converted once, here); else unchanged."""
     np = _large(values)
-    if np is None or type(values) is Column:
+    if np is None or _carried(values) is not None:
         return values
     return column(_floats(np, values), values)
 
 
 def take(values: Sequence[Any], indices: Sequence[int]) -> list[Any] | None:
     """``[values[index] for index in indices]`` from the arrays two Columns carry, or None."""
-    if type(values) is not Column or type(indices) is not Column:
+    array, index = _carried(values), _carried(indices)
+    if array is None or index is None:
         return None
-    taken: list[Any] = values.array[indices.array].tolist()
+    taken: list[Any] = array[index].tolist()
     return taken
 
 
 def take_sum(values: Sequence[int], indices: Sequence[int]) -> int | None:
     """``sum(values[index] for index in indices)`` from the arrays two Columns carry, or None."""
-    if type(values) is not Column or type(indices) is not Column:
+    array, index = _carried(values), _carried(indices)
+    if array is None or index is None:
         return None
-    picked = values.array[indices.array]
+    picked = array[index]
     if len(picked) and int(abs(picked).max()) * len(picked) >= 2**62:
         return None  # the int64 sum could overflow
     return int(picked.sum())
@@ -280,30 +295,47 @@ def chronological_order(keys: Sequence[int | None]) -> list[int] | None:
     return result
 
 
-def repeated_hashes(contents: Sequence[str]) -> list[int] | None:
-    """Ascending positions whose string hash occurs more than once (every repeated content is among
-    them; a hash collision only adds a position to compare), or None."""
+def duplicates(
+    contents: Sequence[str], scores: Sequence[float]
+) -> tuple[list[int], list[int], list[int]] | None:
+    """numpy twin of :func:`cupel._prepared.deduplicate` on the items' contents, or None.
+
+    Contents are grouped by their string hash; a group's winner is its highest score, then its lowest
+    index. None (the pure path decides) when a score among repeated contents is NaN or two different
+    contents share a hash.
+    """
     np = _large(contents)
     if np is None:
         return None
-    hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=len(contents))
-    by_hash = np.argsort(hashes)
+    count = len(contents)
+    hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=count)
+    by_hash = np.argsort(hashes, kind="stable")
     ordered = hashes[by_hash]
     equal = ordered[1:] == ordered[:-1]
-    shared = np.zeros(len(contents), dtype=bool)
+    if not equal.any():
+        return column(np.arange(count), list(range(count))), [], []
+    shared = np.zeros(count, dtype=bool)
     shared[1:] |= equal
     shared[:-1] |= equal
-    repeated: list[int] = np.sort(by_hash[shared]).tolist()
-    return repeated
-
-
-def survivors(count: int, dropped: Sequence[int]) -> list[int] | None:
-    """``range(count)`` without the positions in ``dropped``, as a Column, or None."""
-    if count < THRESHOLD:
-        return None
-    np = numpy_module()
-    if np is None:
-        return None
+    members = by_hash[shared]
+    groups = ordered[shared]
+    values = _floats(np, scores)[members]
+    if np.isnan(values).any():
+        return None  # Python's comparisons with NaN decide the winner
+    # Per group: highest score first, then lowest index; the first of each group wins.
+    ranked = np.lexsort((members, -values, groups))
+    members = members[ranked]
+    groups = groups[ranked]
+    first = np.ones(len(members), dtype=bool)
+    first[1:] = groups[1:] != groups[:-1]
+    winners = members[np.maximum.accumulate(np.where(first, np.arange(len(members)), 0))]
+    at = contents.__getitem__
+    if not all(map(str.__eq__, map(at, members.tolist()), map(at, winners.tolist()))):
+        return None  # a hash collision between different contents
+    losers = members[~first]
+    by_index = np.argsort(losers)
     keep = np.ones(count, dtype=bool)
-    keep[np.fromiter(dropped, dtype=np.intp, count=len(dropped))] = False
-    return column(np.flatnonzero(keep))
+    keep[losers] = False
+    dropped: list[int] = losers[by_index].tolist()
+    kept_by: list[int] = winners[~first][by_index].tolist()
+    return column(np.flatnonzero(keep)), dropped, kept_by

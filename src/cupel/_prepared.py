@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import attrgetter, gt
+from operator import attrgetter, gt, not_
 
 from cupel import _numeric
 from cupel.errors import CupelTypeError, PinnedItemsExceedBudgetError
@@ -18,6 +18,7 @@ from cupel.model import ContextBudget, ContextItem, ScoredItem
 __all__ = ["Prepared", "check_pinned_budget", "checked_items", "deduplicate"]
 
 _CONTENT = attrgetter("content")
+_PINNED = attrgetter("pinned")
 
 
 class Prepared:
@@ -64,6 +65,34 @@ class Prepared:
         return self._tokens
 
 
+#: Up to this many pinned items are deleted from copies of the lists rather than filtered out.
+_FEW_PINNED = 16
+
+
+def split_pinned(
+    items: Sequence[ContextItem], counts: list[int]
+) -> tuple[list[ContextItem], int, list[ContextItem]]:
+    """Classify without negative token counts: the pinned items, their tokens, and the rest.
+
+    ``counts`` (the items' token counts, a list of the caller's) is left holding the rest's counts.
+    """
+    flags = list(map(_PINNED, items))
+    if not any(flags):
+        return [], 0, list(items)
+    positions = list(compress(range(len(flags)), flags))
+    pinned = list(map(items.__getitem__, positions))
+    pinned_tokens = sum(map(counts.__getitem__, positions))
+    if len(positions) <= _FEW_PINNED:
+        scoreable = list(items)
+        for position in reversed(positions):
+            del scoreable[position]
+            del counts[position]
+        return pinned, pinned_tokens, scoreable
+    unpinned = list(map(not_, flags))
+    counts[:] = compress(counts, unpinned)
+    return pinned, pinned_tokens, list(compress(items, unpinned))
+
+
 def check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
     available = budget.max_tokens - budget.output_reserve
     if pinned_tokens > available:
@@ -99,19 +128,18 @@ def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list
     Parallel lists rather than pairs: no small object per duplicate, so a large run allocates
     nothing that would set off the cyclic garbage collector.
 
-    Contents that occur once are found by whole-list passes (a count, or numpy over the string
-    hashes for large lists); only possibly repeated ones are compared in Python.
+    Contents that occur once are found by a C-level count and only repeated ones are compared in
+    Python; large lists are grouped by string hash with numpy (:func:`cupel._numeric.duplicates`).
     """
     contents = list(map(_CONTENT, scoreable))
+    fast = _numeric.duplicates(contents, scores)
+    if fast is not None:
+        return fast
     count = len(contents)
-    repeated = _numeric.repeated_hashes(contents)
-    if repeated is None:
-        occurrences = Counter(contents)
-        if len(occurrences) == count:
-            return list(range(count)), [], []
-        repeated = list(compress(range(count), map(gt, map(occurrences.__getitem__, contents), repeat(1))))
-    if not repeated:
+    occurrences = Counter(contents)
+    if len(occurrences) == count:
         return list(range(count)), [], []
+    repeated = list(compress(range(count), map(gt, map(occurrences.__getitem__, contents), repeat(1))))
     best: dict[str, int] = {}
     for index in repeated:
         content = contents[index]
@@ -121,10 +149,7 @@ def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list
     winners = set(best.values())
     dropped = [index for index in repeated if index not in winners]
     kept_by = list(map(best.__getitem__, map(contents.__getitem__, dropped)))
-    kept_indices = _numeric.survivors(count, dropped)
-    if kept_indices is None:
-        flags = [True] * count
-        for index in dropped:
-            flags[index] = False
-        kept_indices = list(compress(range(count), flags))
-    return kept_indices, dropped, kept_by
+    flags = [True] * count
+    for index in dropped:
+        flags[index] = False
+    return list(compress(range(count), flags)), dropped, kept_by

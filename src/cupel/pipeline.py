@@ -10,14 +10,13 @@ import importlib
 import math
 import warnings
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
-from itertools import compress
-from operator import attrgetter, not_
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _numeric
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
-from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate
+from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate, split_pinned
 from cupel._score_order import descending_indices, sort_by_score
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.errors import (
@@ -42,7 +41,6 @@ __all__ = ["Pipeline", "compute_effective_budget"]
 
 PINNED_SCORE = 1.0
 _TOKENS = attrgetter("tokens")
-_PINNED = attrgetter("pinned")
 
 
 def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> ContextBudget:
@@ -207,19 +205,11 @@ class Pipeline:
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
         pinned_tokens = 0
-        counts = list(map(_TOKENS, items))
+        counts = _numeric.Column(map(_TOKENS, items))  # a list; numpy may attach its array later
         tokens: list[int] | None = counts
         if not counts or min(counts) >= 0:
             # The common case (no negative counts), decided and split by C-level passes.
-            flags = list(map(_PINNED, items))
-            if any(flags):
-                pinned = list(compress(items, flags))
-                pinned_tokens = sum(compress(counts, flags))
-                unpinned = list(map(not_, flags))
-                scoreable = list(compress(items, unpinned))
-                tokens = list(compress(counts, unpinned))
-            else:
-                scoreable = list(items)
+            pinned, pinned_tokens, scoreable = split_pinned(items, counts)
         else:
             tokens = None
             for item in items:
