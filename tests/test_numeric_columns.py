@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pickle
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,49 +13,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cupel import (
-    ChronologicalPlacer,
-    CompositeScorer,
     ContextBudget,
     ContextItem,
     ContextKind,
     ContextSource,
-    GreedySlice,
     KindScorer,
-    Pipeline,
-    PriorityScorer,
-    RecencyScorer,
     _numeric,
 )
 from cupel._prepared import deduplicate
 from cupel.scorers._base import rank_scores
 from cupel.slicers.greedy import greedy_select
+from tests.numeric_paths import assert_same_run, pure
 from tests.strategies import budgets
+from tests.test_numeric import PIPELINE
 
 numpy = pytest.importorskip("numpy", reason="the numpy fast paths need numpy (pycupel[fast])")
 
 
-@pytest.fixture(scope="module")
-def always_fast() -> Iterator[None]:
-    saved = _numeric.THRESHOLD
-    _numeric.THRESHOLD = 0
-    yield
-    _numeric.THRESHOLD = saved
-
-
-def pure(function: Any, *args: Any) -> Any:
-    saved = _numeric._numpy, _numeric._numpy_checked
-    _numeric._numpy, _numeric._numpy_checked = None, True
-    try:
-        return function(*args)
-    finally:
-        _numeric._numpy, _numeric._numpy_checked = saved
-
-
-PIPELINE = Pipeline(
-    CompositeScorer([(RecencyScorer(), 2), (PriorityScorer(), 1), (KindScorer(), 1)]),
-    GreedySlice(),
-    ChronologicalPlacer(),
-)
 START = datetime(2025, 1, 1, tzinfo=UTC)
 
 
@@ -103,13 +76,7 @@ def test_pipeline_on_duplicated_content_matches_the_pure_path(
     seed: int, budget: ContextBudget, always_fast: None
 ) -> None:
     items = _candidates(60, seed)
-    try:
-        fast = PIPELINE.run(items, budget)
-    except Exception as error:
-        with pytest.raises(type(error)):
-            pure(PIPELINE.run, items, budget)
-        return
-    assert [id(item) for item in fast] == [id(item) for item in pure(PIPELINE.run, items, budget)]
+    assert_same_run(PIPELINE, items, budget)
 
 
 @given(
