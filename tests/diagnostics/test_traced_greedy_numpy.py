@@ -1,9 +1,11 @@
-"""The traced GreedySlice stage on numpy arrays explains exactly what the greedy walk does."""
+"""The traced GreedySlice stage on numpy arrays explains exactly what the greedy walk does.
+
+``always_fast`` (tests/numeric_paths.py) lowers the numpy threshold to 0 for the Hypothesis inputs.
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -11,20 +13,11 @@ from hypothesis import strategies as st
 from tests.diagnostics.test_report_building import _ScoredListGreedy, _without_timings
 from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
 
-from cupel import ContextBudget, ContextItem, GreedySlice, Pipeline, PriorityScorer, _numeric
+from cupel import ContextBudget, ContextItem, GreedySlice, Pipeline, PriorityScorer
 from cupel._tracer import _greedy_left_out
 from cupel.slicers.greedy import greedy_select
 
 pytest.importorskip("numpy", reason="the numpy fast paths need numpy (pycupel[fast])")
-
-
-@pytest.fixture(scope="module")
-def always_fast() -> Iterator[None]:
-    """Use the numpy paths even for the short lists Hypothesis generates."""
-    saved = _numeric.THRESHOLD
-    _numeric.THRESHOLD = 0
-    yield
-    _numeric.THRESHOLD = saved
 
 
 def _walked(order: list[int], tokens: list[int], scores: list[float], target: int) -> tuple:  # type: ignore[type-arg]
