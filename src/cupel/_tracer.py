@@ -228,7 +228,7 @@ class Tracer:
                 _, left_out, available, left_tokens = fast
             left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = list(map(scores.__getitem__, left_out))
-            distinct, slots = attribution.budget_reasons(left_tokens, left_scores, available)
+            distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores

@@ -151,7 +151,7 @@ def test_a_trusted_item_has_the_fields_the_validating_constructor_gives() -> Non
     from dataclasses import fields
     from datetime import UTC, datetime
 
-    from cupel.chat.turn_records import _trusted_item
+    from cupel.chat.turn_units import _trusted_item
     from cupel.model import ContextItem, ContextKind, ContextSource
 
     stamp = datetime(2000, 1, 1, 0, 0, 5, tzinfo=UTC)

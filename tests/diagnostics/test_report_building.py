@@ -222,7 +222,8 @@ _SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
 def _check_budget_reasons(
     attribution: SliceAttribution, tokens: list[int], scores: list[float], available: list[int | None]
 ) -> None:
-    distinct, slots = attribution.budget_reasons(tokens, scores, available)
+    distinct, slots = attribution.shared_budget_reasons(tokens, scores, available)
+    assert attribution.budget_reasons(tokens, scores, available) == [distinct[slot] for slot in slots]
     expected = [
         attribution.tokens_reason(count, score, None if left is None else BudgetExceeded(count, left))
         for count, score, left in zip(tokens, scores, available, strict=True)

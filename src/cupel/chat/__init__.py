@@ -6,6 +6,7 @@ Anthropic-style ``tool_use``/``tool_result`` blocks; ``cupel.chat.langchain`` ad
 and is imported only when used.
 """
 
+from cupel.chat._counts import clear_counts
 from cupel.chat._parse import ROLES, SYSTEM_ROLES
 from cupel.chat.aselect import aselect_messages
 from cupel.chat.convert import (
@@ -65,6 +66,7 @@ __all__ = [
     "WindowState",
     "aselect_messages",
     "chat_pipeline",
+    "clear_counts",
     "is_chat_transcript",
     "message_token_counts",
     "messages_to_items",

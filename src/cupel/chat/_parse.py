@@ -7,9 +7,10 @@ adapter share one set of rules and one set of error messages.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from itertools import repeat
+from typing import Any, TypeGuard
 
 from cupel.chat.options import ChatOptions
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -22,7 +23,11 @@ __all__ = [
     "link_units",
     "parse_message",
     "parse_plain",
+    "plain_columns",
+    "plain_columns_of",
     "plain_message",
+    "plain_of_mapping",
+    "render_plain",
     "view_of_mapping",
 ]
 
@@ -274,12 +279,59 @@ def parse_plain(
 
     Gives exactly what :func:`parse_message` gives for such a message, without building a view.
     """
+    found = plain_of_mapping(message)
+    if found is None:
+        return None
+    return plain_message(index, found[0], found[1], options, render=render)
+
+
+def plain_of_mapping(message: object) -> tuple[str, str] | None:
+    """``(role, content)`` of a dict holding only a role and a text content; ``None`` for any other."""
     if type(message) is dict and len(message) == 2:
         content = message.get("content")
         role = message.get("role")
-        if type(content) is str and role in _PLAIN_ROLES:
-            return plain_message(index, role, content, options, render=render)
+        if type(content) is str and type(role) is str and role in _PLAIN_ROLES:
+            return role, content
     return None
+
+
+def plain_columns_of(
+    plain_of: Callable[[object], tuple[str, str] | None],
+) -> Callable[[Sequence[object]], tuple[list[str | None], list[str | None]]]:
+    """A :func:`plain_columns` for other message objects, from what reads one of them."""
+
+    def split(messages: Sequence[object]) -> tuple[list[str | None], list[str | None]]:
+        roles: list[str | None] = []
+        contents: list[str | None] = []
+        for found in map(plain_of, messages):
+            roles.append(None if found is None else found[0])
+            contents.append(None if found is None else found[1])
+        return roles, contents
+
+    return split
+
+
+def plain_columns(messages: Sequence[object]) -> tuple[list[str | None], list[str | None]]:
+    """Role and text of each message dict holding only a role and a text content (``None``, ``None``
+    for any other message)."""
+    dicts: Sequence[Any] = messages
+    if set(map(type, dicts)) == {dict} and set(map(len, dicts)) == {2}:
+        # The common case, checked and read column by column in C-level passes.
+        get: Any = dict.get
+        all_roles: list[Any] = list(map(get, dicts, repeat("role")))
+        all_contents: list[Any] = list(map(get, dicts, repeat("content")))
+        if (
+            set(map(type, all_contents)) == {str}
+            and set(map(type, all_roles)) == {str}
+            and set(all_roles) <= _PLAIN_ROLES
+        ):
+            return all_roles, all_contents
+    return plain_columns_of(plain_of_mapping)(messages)
+
+
+def render_plain(index: int, role: str, content: str) -> str:
+    """The rendering :func:`parse_message` gives a message with only a role and a text content."""
+    return f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
 
 
 def plain_message(
@@ -288,7 +340,7 @@ def plain_message(
     """The parse of a message with only a role and a text content (``render=False``: no rendering)."""
     if not render:
         return ParsedMessage(index, role, options.message_overhead, [content])
-    rendering = f"[{index}] {role}: {content}" if content else f"[{index}] {role}"
+    rendering = render_plain(index, role, content)
     return ParsedMessage(index, role, options.message_overhead, [content], rendering=rendering)
 
 

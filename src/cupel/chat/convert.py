@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from cupel.chat._counts import count_texts_once
 from cupel.chat._parse import (
     SYSTEM_ROLES,
     MessageView,
@@ -20,7 +21,6 @@ from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ContextSource
 from cupel.tokens.base import CounterLike
-from cupel.tokens.items import count_distinct
 
 __all__ = [
     "INDICES_KEY",
@@ -94,9 +94,9 @@ def _message_tokens(
 
 
 def parsed_costs(parsed: Sequence[ParsedMessage], counter: CounterLike | None) -> list[int]:
-    """The token cost of each parsed message; every distinct text is counted once."""
+    """The token cost of each parsed message; every distinct text is counted once (and cached)."""
     texts = [text for message in parsed for text in message.texts]
-    counts = iter(count_distinct(texts, counter))
+    counts = iter(count_texts_once(texts, counter))
     return [message.fixed + sum(next(counts) for _ in message.texts) for message in parsed]
 
 

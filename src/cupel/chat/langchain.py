@@ -10,10 +10,12 @@ import functools
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from operator import attrgetter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_message
+from cupel.chat._columns import read_columns
+from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
 from cupel.chat.convert import _resolve_options, build_items, message_costs, to_messages
 from cupel.chat.options import ChatOptions
 from cupel.chat.select import (
@@ -127,11 +129,8 @@ def _checked(messages: object) -> list[Any]:
     return list(messages)
 
 
-def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
-    """The parse of a text-only Human, AI or System message without a view; ``None`` for any other."""
-    content = message.content
-    if type(content) is not str or message.name is not None:
-        return None
+def _plain_of(module: ModuleType, message: Any) -> tuple[str, str] | None:
+    """``(role, text)`` of a text-only Human, AI or System message; ``None`` for any other."""
     kind = type(message)
     if kind is module.HumanMessage:
         role = "user"
@@ -143,8 +142,58 @@ def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -
         role = "system"
     else:
         return None
+    content = message.content
+    if type(content) is not str or message.name is not None:
+        return None
+    return role, content
+
+
+def _plain_columns(module: ModuleType, messages: Sequence[Any]) -> tuple[list[str | None], list[str | None]]:
+    """Role and text of each text-only Human, AI or System message (``None``, ``None`` for others).
+
+    When every message is one, it is read column by column in C-level passes.
+    """
+    role_of = {module.HumanMessage: "user", module.AIMessage: "assistant", module.SystemMessage: "system"}
+    kinds = set(map(type, messages))
+    if kinds and kinds <= role_of.keys():
+        contents: list[Any] = list(map(_CONTENT, messages))
+        if set(map(type, contents)) == {str} and set(map(_NAME, messages)) == {None}:
+            ais = [message for message in messages if type(message) is module.AIMessage]
+            systems = [message for message in messages if type(message) is module.SystemMessage]
+            if (
+                not any(map(_TOOL_CALLS, ais))
+                and not any(map(_INVALID_TOOL_CALLS, ais))
+                and not any("function_call" in kwargs for kwargs in map(_KWARGS, ais))
+                and not any("__openai_role__" in kwargs for kwargs in map(_KWARGS, systems))
+            ):
+                roles: list[Any] = list(map(role_of.__getitem__, map(type, messages)))
+                return roles, contents
+    return plain_columns_of(lambda message: _plain_of(module, message))(messages)
+
+
+_CONTENT = attrgetter("content")
+_NAME = attrgetter("name")
+_TOOL_CALLS = attrgetter("tool_calls")
+_INVALID_TOOL_CALLS = attrgetter("invalid_tool_calls")
+_KWARGS = attrgetter("additional_kwargs")
+
+
+def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
+    """The parse of a text-only Human, AI or System message without a view; ``None`` for any other."""
+    found = _plain_of(module, message)
+    if found is None:
+        return None
     # Only the window scan reads this fast path, and it never renders.
-    return plain_message(index, role, content, options, render=False)
+    return plain_message(index, found[0], found[1], options, render=False)
+
+
+def _checked_view(module: ModuleType, message: Any, index: int) -> MessageView:
+    """The view of one LangChain message, checked to be a ``BaseMessage``."""
+    if not isinstance(message, module.BaseMessage):
+        raise CupelTypeError(
+            f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
+        )
+    return _view(module, message, index)
 
 
 def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
@@ -152,11 +201,7 @@ def message_views(messages: Sequence[BaseMessage]) -> list[MessageView]:
     module = _langchain()
     views: list[MessageView] = []
     for index, message in enumerate(_checked(messages)):
-        if not isinstance(message, module.BaseMessage):
-            raise CupelTypeError(
-                f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
-            )
-        views.append(_view(module, message, index))
+        views.append(_checked_view(module, message, index))
     return views
 
 
@@ -286,18 +331,9 @@ def _select(
         parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
         return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
     if settings.strategy == "last":
-
-        def view(index: int) -> MessageView:
-            message = originals[index]
-            if not isinstance(message, module.BaseMessage):
-                raise CupelTypeError(
-                    f"messages[{index}] must be a LangChain BaseMessage, got {type(message).__name__}"
-                )
-            return _view(module, message, index)
-
         return select_window(
             originals,
-            view,
+            lambda index: _checked_view(module, originals[index], index),
             budget,
             pipeline,
             settings,
@@ -308,16 +344,17 @@ def _select(
         )
     if settings.strategy == "turns":
         chosen = _resolve_options(options)
-        views = message_views(originals)
-        return select_turns_fast(
-            [parse_message(view, index, chosen) for index, view in enumerate(views)],
+
+        def parse(message: Any, index: int) -> ParsedMessage:
+            return parse_message(_checked_view(module, message, index), index, chosen)
+
+        columns = read_columns(
             originals,
-            budget,
-            pipeline,
-            settings,
+            lambda messages: _plain_columns(module, messages),
+            parse,
             counter=counter,
             options=chosen,
-            to_items=lambda: build_items(views, originals, counter=counter, options=options, timestamps=None),
         )
+        return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
     items = messages_to_items(originals, counter=counter, options=options)
     return select_units(items, budget, pipeline, settings)

@@ -7,7 +7,15 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
 
-from cupel.chat._parse import MessageView, ParsedMessage, parse_message, parse_plain, view_of_mapping
+from cupel.chat._columns import read_columns
+from cupel.chat._parse import (
+    MessageView,
+    ParsedMessage,
+    parse_message,
+    parse_plain,
+    plain_columns,
+    view_of_mapping,
+)
 from cupel.chat.convert import (
     INDICES_KEY,
     MESSAGES_KEY,
@@ -26,7 +34,7 @@ from cupel.chat.repair import repair_links
 from cupel.chat.selection import ChatSelection, resolve_budget
 from cupel.chat.summarize import Summarizer
 from cupel.chat.summarized import finish_plan, plan_summary, run_planned
-from cupel.chat.turn_records import select_turns_fast
+from cupel.chat.turn_report import select_turns_fast
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
@@ -416,20 +424,11 @@ def _select_dicts(
         )
     if settings.strategy == "turns":
         chosen = _resolve_options(options)
-        parsed = [
-            parse_plain(message, index, chosen)
-            or parse_message(view_of_mapping(message, index), index, chosen)
-            for index, message in enumerate(originals)
-        ]
-        return select_turns_fast(
-            parsed,
-            originals,
-            budget,
-            pipeline,
-            settings,
-            counter=counter,
-            options=chosen,
-            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
-        )
+
+        def parse(message: Any, index: int) -> ParsedMessage:
+            return parse_message(view_of_mapping(message, index), index, chosen)
+
+        columns = read_columns(originals, plain_columns, parse, counter=counter, options=chosen)
+        return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
     items = messages_to_items(originals, counter=counter, options=options)
     return select_units(items, budget, pipeline, settings)

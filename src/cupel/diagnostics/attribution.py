@@ -64,10 +64,30 @@ class SliceAttribution:
         selected_scores: Sequence[float],
         slicer_name: str,
     ) -> SliceAttribution:
-        leftover = max(0, effective_target - sum(map(_TOKENS, selected)))
+        displaced_by = displacing_pinned(pinned).content if pinned else None
+        return cls.of_selection(
+            effective_target,
+            unpinned_target,
+            displaced_by,
+            sum(map(_TOKENS, selected)),
+            selected_scores,
+            slicer_name,
+        )
+
+    @classmethod
+    def of_selection(
+        cls,
+        effective_target: int,
+        unpinned_target: int,
+        displaced_by: str | None,
+        selected_tokens: int,
+        selected_scores: Sequence[float],
+        slicer_name: str,
+    ) -> SliceAttribution:
+        """:meth:`build` from the selection's total tokens and scores (no item needed)."""
+        leftover = max(0, effective_target - selected_tokens)
         keys = map(nan_last, selected_scores) if has_nan(selected_scores) else selected_scores
         lowest = min(keys, default=None)
-        displaced_by = displacing_pinned(pinned).content if pinned else None
         return cls(effective_target, unpinned_target, displaced_by, leftover, lowest, slicer_name)
 
     def reason(self, item: ContextItem, score: float, explained: ExclusionReason | None) -> ExclusionReason:
@@ -90,13 +110,19 @@ class SliceAttribution:
 
     def budget_reasons(
         self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
-    ) -> tuple[list[ExclusionReason], list[int]]:
+    ) -> list[ExclusionReason]:
         """:meth:`reason` for each item the slicer explained as ``BudgetExceeded(tokens, available)``
-        (``None``: not explained), in order; the batch form for large runs.
+        (``None``: not explained), in order; the batch form for large runs (equal reasons are one
+        shared object, see :meth:`shared_budget_reasons`)."""
+        distinct, slots = self.shared_budget_reasons(item_tokens, scores, available)
+        return list(map(distinct.__getitem__, slots))
 
-        Returns the distinct reasons and, per item, the position of its reason among them: equal
-        reasons are one shared object (reasons are immutable values), as a large run repeats a few
-        thousand ``(tokens, available)`` pairs over tens of thousands of exclusions.
+    def shared_budget_reasons(
+        self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
+    ) -> tuple[list[ExclusionReason], list[int]]:
+        """:meth:`budget_reasons` as the distinct reasons and, per item, the position of its reason
+        among them: equal reasons are one shared object (reasons are immutable values), as a large
+        run repeats a few thousand ``(tokens, available)`` pairs over tens of thousands of exclusions.
         """
         # tokens_reason, unrolled: PinnedOverride exactly when low < tokens <= high (never without a
         # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was

@@ -62,11 +62,14 @@ class CompositeScorer(ScorerBase):
         return result
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        columns = [score_items(scorer, items) for scorer in self.scorers]
+        return self.combine([score_items(scorer, items) for scorer in self.scorers])
+
+    def combine(self, columns: Sequence[Sequence[float]]) -> list[float]:
+        """The weighted sum of the children's whole-list scores, one column per child in child order."""
         fast = _numeric.weighted_sum(columns, self.normalized_weights)
         if fast is not None:
             return fast
-        result = [0.0] * len(items)
+        result = [0.0] * len(columns[0])
         for column, weight in zip(columns, self.normalized_weights, strict=True):
             result = [total + score * weight for total, score in zip(result, column, strict=True)]
         return result

@@ -1,0 +1,254 @@
+"""The ``"turns"`` strategy's entry point and its report, built from the columns selection used.
+
+The report equals the one :func:`~cupel.chat.whole_turns.select_turns` gives over the transcript's
+unit items (the property tests compare them): units scored by columns as the older turns are
+(:mod:`cupel.chat.turn_columns`), the older turns' exclusion reasons from the slicer's detailed
+index-list run, as a traced pipeline run reports them. A policy those columns cannot score, or a
+slicer without ``slice_indices_detailed``, gets the reference's report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
+from itertools import repeat
+from typing import Any
+
+from cupel._gc_pause import collector_paused
+from cupel._trusted import trusted_batch
+from cupel.chat._columns import TranscriptColumns
+from cupel.chat._parse import SYSTEM_ROLES
+from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
+from cupel.chat.options import ChatOptions
+from cupel.chat.selection import ChatSelection
+from cupel.chat.turn_columns import KINDS, CandidateColumns, ColumnRun, column_scores
+from cupel.chat.turn_records import TurnOutcome, kept_positions, select_turn_records
+from cupel.chat.turn_units import TurnRecords, turn_records, unit_item
+from cupel.chat.whole_turns import select_turns
+from cupel.diagnostics.attribution import SliceAttribution
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.model import ContextBudget, ContextItem, ContextSource, _ReadOnlyMap, epoch_microseconds
+from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings
+
+__all__ = ["select_turns_fast", "turns_report", "unit_items"]
+
+_included = trusted_batch(IncludedItem)
+_excluded = trusted_batch(ExcludedItem)
+_items = trusted_batch(ContextItem)
+_EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
+
+
+def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline) -> SelectionReport | None:
+    """The reference's report from the columns, or ``None`` where only the reference can tell."""
+    reasons = dict(outcome.reasons)
+    if outcome.by_pipeline:
+        return None
+    run = outcome.run
+    if run is not None and not _older_reasons(run, outcome.members, pipeline, reasons):
+        return None
+    count = len(records.tokens)
+    pinned = records.pinned_units()
+    loose = [position for position in range(count) if not pinned[position]]
+    scored = column_scores(pipeline.scorer, _unit_columns(records, loose)) if loose else []
+    if scored is None:
+        return None
+    scores = [1.0] * count
+    for position, score in zip(loose, scored, strict=True):
+        scores[position] = score
+    items = unit_items(records, pinned)
+    kept = outcome.kept
+    tokens = records.tokens
+    included = [position for position in range(count) if kept[position]]
+    excluded = [position for position in range(count) if not kept[position]]
+    # By score descending, then position: a stable sort keeps ascending positions among equal scores
+    # (the column-scored policies give no NaN).
+    excluded.sort(key=scores.__getitem__, reverse=True)
+    return SelectionReport(
+        events=(),
+        included=tuple(
+            _included(
+                len(included),
+                map(items.__getitem__, included),
+                map(scores.__getitem__, included),
+                [
+                    InclusionReason.PINNED
+                    if pinned[position]
+                    else InclusionReason.ZERO_TOKEN
+                    if tokens[position] == 0
+                    else InclusionReason.SCORED
+                    for position in included
+                ],
+            )
+        ),
+        excluded=tuple(
+            _excluded(
+                len(excluded),
+                map(items.__getitem__, excluded),
+                map(scores.__getitem__, excluded),
+                map(reasons.__getitem__, excluded),
+            )
+        ),
+        total_candidates=count,
+        total_tokens_considered=sum(tokens),
+    )
+
+
+def _older_reasons(
+    run: ColumnRun,
+    members: Callable[[int], Sequence[int]],
+    pipeline: Pipeline,
+    reasons: dict[int, ExclusionReason],
+) -> bool:
+    """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
+    if len(run.chosen) == len(run.order):
+        return True
+    detailed = getattr(pipeline.slicer, "slice_indices_detailed", None)
+    if detailed is None:
+        return False
+    tokens = run.columns.tokens
+    scores = run.scores
+    chosen, skipped = detailed(run.order, tokens, scores, run.budget)
+    target = run.budget.target_tokens
+    attribution = SliceAttribution.of_selection(
+        target,
+        target,
+        None,
+        sum(map(tokens.__getitem__, chosen)),
+        list(map(scores.__getitem__, chosen)),
+        type(pipeline.slicer).__name__,
+    )
+    selected = set(chosen)
+    left_out = [index for index in run.order if index not in selected]
+    found = attribution.budget_reasons(
+        list(map(tokens.__getitem__, left_out)),
+        list(map(scores.__getitem__, left_out)),
+        list(map(dict(skipped).get, left_out)),
+    )
+    for candidate, reason in zip(left_out, found, strict=True):
+        for position in members(candidate):
+            reasons[position] = reason
+    return True
+
+
+def _unit_columns(records: TurnRecords, loose: list[int]) -> CandidateColumns:
+    """The unpinned units as scoring columns (the report scores every unit as the reference does)."""
+    tokens = records.tokens
+    codes = _kind_codes(records)
+    roles = records.columns.roles
+    single = records.units is None
+
+    def kinds() -> list[int]:
+        return list(map(codes.__getitem__, loose))
+
+    def tags() -> list[tuple[str, ...]]:
+        if single:
+            return [(roles[position],) for position in loose]
+        return [tuple(dict.fromkeys(records.roles(position))) for position in loose]
+
+    def presence(tag: str) -> list[bool] | None:
+        if single:
+            return list(map(tag.__eq__, map(roles.__getitem__, loose)))
+        return [tag in records.roles(position) for position in loose]
+
+    keys = loose if single else [records.indices(position)[0] for position in loose]
+    return CandidateColumns(keys, list(map(tokens.__getitem__, loose)), kinds, tags, presence)
+
+
+def _kind_codes(records: TurnRecords) -> list[int]:
+    """Each unit's kind, as its position in :data:`~cupel.chat.turn_columns.KINDS`."""
+    codes = [2 if role in SYSTEM_ROLES else 0 for role in records.first_roles]
+    if records.units is not None:
+        for position, unit in enumerate(records.units):
+            if len(unit) > 1 and codes[position] == 0:
+                codes[position] = 1
+    return codes
+
+
+def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
+    """Every unit's item, as :func:`~cupel.chat.turn_units.unit_item` builds it, column by column."""
+    count = len(records.tokens)
+    rendering = records.columns.rendering
+    originals = records.originals
+    read_only: Callable[[dict[str, object]], Mapping[str, object]] = _ReadOnlyMap
+    units = records.units
+    if units is None:
+        firsts: list[int] = list(range(count))
+        contents = records.columns.renderings()
+        roles = records.columns.roles
+        singles: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
+        tags: list[tuple[str, ...]] = list(map(singles.__getitem__, roles))
+        metadata: list[Mapping[str, object]] = [
+            read_only({MESSAGES_KEY: (originals[index],), INDICES_KEY: (index,), ROLES_KEY: tags[index]})
+            for index in firsts
+        ]
+    else:
+        firsts = [unit[0] for unit in units]
+        contents = ["\n".join(map(rendering, unit)) for unit in units]
+        unit_roles = [records.roles(position) for position in range(count)]
+        tags = [tuple(dict.fromkeys(roles)) for roles in unit_roles]
+        metadata = [
+            read_only(
+                {
+                    MESSAGES_KEY: tuple(originals[index] for index in unit),
+                    INDICES_KEY: unit,
+                    ROLES_KEY: roles,
+                }
+            )
+            for unit, roles in zip(units, unit_roles, strict=True)
+        ]
+    return _items(
+        count,
+        contents,
+        records.tokens,
+        list(map(KINDS.__getitem__, _kind_codes(records))),
+        repeat(ContextSource.CHAT),
+        repeat(None),
+        tags,
+        metadata,
+        list(map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), firsts))),
+        repeat(None),
+        pinned,
+        repeat(None),
+        [_EPOCH_US + first * 1_000_000 for first in firsts],
+    )
+
+
+def select_turns_fast(
+    columns: TranscriptColumns,
+    originals: Sequence[Any],
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    options: ChatOptions,
+) -> ChatSelection[Any]:
+    """The ``"turns"`` strategy on a transcript's columns; the report, when read, from its unit items."""
+    records = turn_records(columns, originals, options)
+    outcome = select_turn_records(
+        records,
+        budget,
+        pipeline,
+        keep_first_turn=settings.keep_first_turn,
+        recent_share=settings.recent_share,
+    )
+
+    kept, tokens = kept_positions(records, outcome)
+
+    def report() -> SelectionReport:
+        with collector_paused():  # a few records per unit, none in a cycle (see cupel._gc_pause)
+            fast = turns_report(records, outcome, pipeline)
+        if fast is not None:
+            return fast
+        choice = select_turns(
+            [unit_item(records, position) for position in range(len(records.tokens))],
+            budget,
+            pipeline,
+            keep_first_turn=settings.keep_first_turn,
+            recent_share=settings.recent_share,
+            notify=False,
+        )
+        return choice.report(pipeline.scorer)
+
+    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)

@@ -1,0 +1,225 @@
+"""The ``"turns"`` fast path's report, column scoring and count cache against the plain reference.
+
+For random provider-valid transcripts (tool calls, parallel calls, several and middle system
+messages, images), budgets that cut everywhere, settings, options and policies (column-scored ones,
+a knapsack slicer, a scorer only items can feed), the report of ``select_messages(strategy="turns")``
+equals, entry by entry, the report of :func:`cupel.chat.whole_turns.select_turns` over
+:func:`cupel.chat.messages_to_items`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields, replace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
+
+from cupel import OverflowStrategy, Pipeline
+from cupel.chat import ChatOptions, messages_to_items, select_messages
+from cupel.chat._counts import clear_counts, count_texts_once
+from cupel.chat.convert import MESSAGES_KEY
+from cupel.chat.whole_turns import select_turns
+from cupel.diagnostics.report import SelectionReport
+from cupel.errors import CupelError
+from cupel.model import ContextBudget
+from cupel.placers import ChronologicalPlacer
+from cupel.policy import chat, document_qa, long_running, tool_use
+from cupel.scorers import CompositeScorer, KindScorer, RecencyScorer, TagScorer
+from cupel.slicers import GreedySlice
+
+EXAMPLES = 120
+
+transcripts = st.one_of(openai_transcripts(), anthropic_transcripts())
+pipelines = st.sampled_from(
+    [
+        Pipeline.from_policy(chat()),
+        Pipeline.from_policy(tool_use()),
+        Pipeline.from_policy(long_running()),  # FrequencyScorer: older turns scored as items
+        Pipeline.from_policy(replace(document_qa(), overflow_strategy=OverflowStrategy.TRUNCATE)),
+        Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE)),
+        Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.PROCEED)),
+        Pipeline(
+            CompositeScorer([(TagScorer({"user": 1.0, "tool": 2.0}), 1.0), (RecencyScorer(), 1.0)]),
+            GreedySlice(),
+            ChronologicalPlacer(),
+            deduplication=False,
+        ),
+        Pipeline(KindScorer(), GreedySlice(), ChronologicalPlacer()),
+    ]
+)
+options = st.builds(ChatOptions, pin_system=st.booleans(), pin_last_user=st.booleans())
+
+
+def _entry(entry: Any) -> tuple[Any, ...]:
+    item = entry.item
+    values = []
+    for field in fields(item):
+        value = getattr(item, field.name)
+        if field.name == "metadata":
+            value = {
+                key: tuple(map(id, inner)) if key == MESSAGES_KEY else inner for key, inner in value.items()
+            }
+        values.append(value)
+    return (*values, entry.score, entry.reason)
+
+
+def _report(report: SelectionReport) -> tuple[Any, ...]:
+    return (
+        [_entry(entry) for entry in report.included],
+        [_entry(entry) for entry in report.excluded],
+        report.total_candidates,
+        report.total_tokens_considered,
+        report.events,
+    )
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    transcripts,
+    st.integers(0, 400),
+    pipelines,
+    options,
+    st.booleans(),
+    st.sampled_from([0.0, 0.3, 0.75, 1.0]),
+)
+def test_the_fast_report_equals_the_reference_report(
+    messages: list[dict[str, Any]],
+    budget: int,
+    pipeline: Pipeline,
+    chosen: ChatOptions,
+    keep_first_turn: bool,
+    recent_share: float,
+) -> None:
+    keywords: dict[str, Any] = {"keep_first_turn": keep_first_turn, "recent_share": recent_share}
+    try:
+        items = messages_to_items(messages, options=chosen)
+        choice = select_turns(items, ContextBudget(budget, budget), pipeline, notify=False, **keywords)
+        expected: object = _report(choice.report(pipeline.scorer))
+    except CupelError as error:
+        expected = f"{type(error).__name__}: {error}"
+    try:
+        result = select_messages(messages, budget, pipeline, options=chosen, strategy="turns", **keywords)
+        actual: object = _report(result.report)
+    except CupelError as error:
+        actual = f"{type(error).__name__}: {error}"
+    assert actual == expected
+
+
+@settings(max_examples=EXAMPLES // 3, deadline=None)
+@given(openai_transcripts(), st.integers(0, 400), pipelines)
+def test_the_fast_report_on_langchain_messages_equals_the_reference(
+    messages: list[dict[str, Any]], budget: int, pipeline: Pipeline
+) -> None:
+    from cupel.chat.langchain import messages_to_items as langchain_items
+    from cupel.chat.langchain import select_messages as select_langchain
+
+    converted = to_langchain(messages)
+    try:
+        choice = select_turns(
+            langchain_items(converted), ContextBudget(budget, budget), pipeline, notify=False
+        )
+        expected: object = _report(choice.report(pipeline.scorer))
+    except CupelError as error:
+        expected = f"{type(error).__name__}: {error}"
+    try:
+        actual: object = _report(select_langchain(converted, budget, pipeline, strategy="turns").report)
+    except CupelError as error:
+        actual = f"{type(error).__name__}: {error}"
+    assert actual == expected
+
+
+def _plain_transcript(size: int) -> list[dict[str, Any]]:
+    messages = [{"role": "system", "content": "Be brief."}]
+    for index in range(size):
+        role = "user" if index % 2 == 0 else "assistant"
+        messages.append({"role": role, "content": f"{index}: " + "word " * (index * 7 % 23)})
+    return messages
+
+
+@pytest.mark.parametrize("budget", [10, 40, 300, 1500, 6000, 100_000])
+def test_a_long_plain_transcript_keeps_what_the_reference_keeps(budget: int) -> None:
+    # Large enough for the numpy paths of scoring and ordering (4,096 candidates and more).
+    messages = _plain_transcript(9000)
+    pipeline = Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE))
+    choice = select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
+    kept = [message for item in choice.kept_items() for message in item.metadata[MESSAGES_KEY]]
+    result = select_messages(messages, budget, pipeline, strategy="turns")
+    assert [id(message) for message in result.messages] == [id(message) for message in kept]
+    if budget in (300, 100_000):
+        assert _report(result.report) == _report(choice.report(pipeline.scorer))
+
+
+class _Counting:
+    """A counter that records every text it is asked to count."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def count(self, text: str) -> int:
+        self.seen.append(text)
+        return math.ceil(len(text) / 4)
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [self.count(text) for text in texts]
+
+
+def test_counts_are_cached_per_counter_and_text_across_selections() -> None:
+    clear_counts()
+    counter = _Counting()
+    messages = [*_plain_transcript(50), {"role": "user", "content": "0: "}]
+    first = select_messages(messages, 500, counter=counter)
+    assert sorted(counter.seen) == sorted(set(message["content"] for message in messages))
+    counter.seen.clear()
+    grown = [*messages, {"role": "assistant", "content": "new reply"}, {"role": "user", "content": "next?"}]
+    second = select_messages(grown, 500, counter=counter)
+    assert counter.seen == ["new reply", "next?"]
+    assert first.tokens > 0 and second.tokens > 0
+    # Another counter has its own counts.
+    other = _Counting()
+    select_messages(messages, 500, counter=other)
+    assert len(other.seen) == len(set(message["content"] for message in messages))
+
+
+def test_the_count_cache_is_bounded_by_the_characters_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cupel.chat import _counts
+
+    clear_counts()
+    monkeypatch.setattr(_counts, "CHAR_LIMIT", 100)
+    counter = _Counting()
+    blob = "x" * 101  # longer than the whole table may hold: counted, never kept
+    assert count_texts_once([blob, "short"], counter) == [26, 2]
+    assert count_texts_once([blob, "short"], counter) == [26, 2]
+    assert counter.seen == [blob, "short", blob]
+    counter.seen.clear()
+    texts = [f"{index:02d}" + "y" * 38 for index in range(3)]  # 120 characters in all
+    count_texts_once(texts[:2], counter)
+    count_texts_once(texts[2:], counter)  # the table is full: emptied, then keeps the new text
+    count_texts_once(texts, counter)
+    assert counter.seen == [*texts, *texts[:2]]
+
+
+def test_an_unhashable_counter_is_counted_afresh_every_time() -> None:
+    class Unhashable(_Counting):
+        __hash__ = None  # type: ignore[assignment]
+
+    counter = Unhashable()
+    messages = _plain_transcript(10)
+    select_messages(messages, 500, counter=counter)
+    select_messages(messages, 500, counter=counter)
+    assert len(counter.seen) == 2 * len(set(message["content"] for message in messages))
+
+
+def test_a_bad_count_is_reported_and_not_cached() -> None:
+    clear_counts()
+
+    def negative(text: str) -> int:
+        return -1 if text == "bad" else len(text)
+
+    messages = [{"role": "user", "content": "fine"}, {"role": "user", "content": "bad"}]
+    for _ in range(2):
+        with pytest.raises(CupelError, match="must be >= 0"):
+            select_messages(messages, 100, counter=negative)
