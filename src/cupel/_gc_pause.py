@@ -30,14 +30,14 @@ one C-level call, so no other thread can freeze objects between the two.
 from __future__ import annotations
 
 import gc
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from operator import call
 
 __all__ = ["collector_paused"]
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _depth = 0
 _was_enabled = False
 _PROMOTE: tuple[Callable[[], None], ...] = (gc.freeze, gc.unfreeze)

@@ -17,7 +17,10 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Lists shorter than this stay in pure Python: below it, converting to arrays costs more than it saves.
 THRESHOLD = 4096
@@ -32,7 +35,7 @@ _numpy: Any = None
 _numpy_checked = False
 
 
-class Column(list[Any]):
+class Column(list["Any"]):  # a string: typing is not imported at run time
     """A list that carries a numpy array of its values (``array``, once set) for later steps of the run.
 
     It is an ordinary list to everything else; it pickles as a plain list. The array is set when the
