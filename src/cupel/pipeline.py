@@ -204,7 +204,7 @@ class Pipeline:
         The pinned-budget check of Classify runs here when a budget is given.
         """
         if tracer is not None:
-            from cupel.diagnostics.reasons import Deduplicated, NegativeTokens
+            from cupel.diagnostics.reasons import NegativeTokens
         # Stage 1: Classify. The negative-token check comes before the pinned check.
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
@@ -238,10 +238,8 @@ class Pipeline:
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
             survivors, dropped, kept_by = deduplicate(scoreable, scores)
-            if tracer is not None:
-                for index, kept in zip(dropped, kept_by, strict=True):
-                    reason = Deduplicated(scoreable[kept].content)
-                    tracer.excluded(tracer.stages.DEDUPLICATE, scoreable[index], scores[index], reason)
+            if tracer is not None and dropped:
+                tracer.deduplicated(scoreable, scores, dropped, kept_by)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
