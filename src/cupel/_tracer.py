@@ -31,8 +31,7 @@ _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionRea
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
-# printf-style: the same text as the f-strings' ``:.6g`` (a test checks), formatted faster.
-_SCORED_MESSAGE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g".__mod__
+_SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
 
@@ -117,12 +116,30 @@ class Tracer:
         score_by_id = dict(zip(map(id, items), scores, strict=True))
         placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
         del score_by_id  # freed before the records are built: a lower peak
+        self._included(placed, placed_scores, _special_positions(placed))
+
+    def included_at(
+        self,
+        placed: list[ContextItem],
+        positions: list[int],
+        items: list[ContextItem],
+        scores: list[float],
+        pinned_count: int,
+    ) -> None:
+        """:meth:`included_all` where the placer gave the positions in ``items`` it placed (``placed``
+        is ``items`` taken at ``positions``) and the first ``pinned_count`` of ``items`` are the pinned
+        ones. Each placed item's score is taken by position, without a lookup by identity.
+        """
+        if all(map(_TOKENS_OF, items)):
+            # No zero-token item: the special positions are the pinned ones, found from the positions.
+            special = list(compress(range(len(positions)), map(pinned_count.__gt__, positions)))
+        else:
+            special = _special_positions(placed)
+        self._included(placed, list(map(scores.__getitem__, positions)), special)
+
+    def _included(self, placed: list[ContextItem], placed_scores: list[float], special: list[int]) -> None:
         count = len(placed)
         reasons = [_SCORED] * count
-        # Pinned and zero-token items are few: found by C-level passes, then set one by one.
-        special = list(
-            compress(range(count), map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
-        )
         for position in special:
             reasons[position] = _PINNED if placed[position].pinned else _ZERO_TOKEN
         if not self.plain:
@@ -131,7 +148,7 @@ class Tracer:
             return
         collector: Any = self.collector
         if self.item_events:
-            messages = list(map(_SCORED_MESSAGE, placed_scores))
+            messages = scored_messages(placed_scores)
             for position in special:
                 messages[position] = f"{_INCLUDED_PREFIX[reasons[position]]}{placed_scores[position]:.6g}"
             collector.events.extend(item_events(PipelineStage.PLACE, messages))
@@ -250,6 +267,21 @@ class Tracer:
                 continue
             reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
             self.excluded(PipelineStage.SLICE, item, entry.score, reason)
+
+
+def scored_messages(scores: list[float]) -> list[str]:
+    """The SCORED inclusion message for each score: the f-string's ``{score:.6g}`` text, formatted
+    printf-style for the whole batch in one operation (no message contains a line break)."""
+    messages = (_SCORED_LINE * len(scores) % tuple(scores)).split("\n")
+    messages.pop()  # the text after the last line break
+    return messages
+
+
+def _special_positions(placed: list[ContextItem]) -> list[int]:
+    """Positions of the pinned and zero-token items (few), found by C-level passes."""
+    return list(
+        compress(range(len(placed)), map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
+    )
 
 
 def _greedy_left_out(
