@@ -295,16 +295,20 @@ def _greedy_left_out(
     what remains at a candidate is the target less the tokens of the selected candidates before it in
     density order, one cumulative sum.
     """
-    chosen = _numeric.greedy_fill(order, tokens, scores, target)
-    if chosen is None:
+    filled = _numeric.greedy_fill_by_density(order, tokens, scores, target)
+    if filled is None:
         return None
     np = _numeric.numpy_module()
-    by_density, counts = _numeric._density_order(np, order, tokens, scores)  # exact when fill was
+    by_density, counts, positions = filled
+    chosen_array = by_density[positions]
+    chosen = _numeric.column(chosen_array)
     taken = np.zeros(len(tokens), dtype=bool)
-    taken[_numeric._ints(np, chosen)] = True
+    taken[chosen_array] = True
+    taken_by_density = np.zeros(len(counts), dtype=np.int64)
+    taken_by_density[positions] = counts[positions]
     # Read only at left-out candidates, where the running total does not include the candidate itself.
     available = np.zeros(len(tokens), dtype=np.int64)
-    available[by_density] = target - np.cumsum(np.where(taken[by_density], counts, 0))
+    available[by_density] = target - np.cumsum(taken_by_density)
     indices = _numeric._ints(np, order)
     left = indices[~taken[indices]]
     counts_by_index = _numeric._ints(np, tokens)
