@@ -224,7 +224,8 @@ class Tracer:
         else:
             chosen, skipped = fast[0], []
         sliced = list(map(scoreable.__getitem__, chosen))
-        sliced_scores = list(map(scores.__getitem__, chosen))
+        # From the run's arrays where it made them (no pass over the selected objects).
+        sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
             attribution = SliceAttribution.build(
                 effective.target_tokens,
@@ -233,6 +234,7 @@ class Tracer:
                 sliced,
                 sliced_scores,
                 type(slicer).__name__,
+                _numeric.take_sum(tokens, chosen),
             )
             left_out: list[int]
             available: list[int | None]
@@ -244,7 +246,7 @@ class Tracer:
             else:
                 _, left_out, available, left_tokens = fast
             left_items = list(map(scoreable.__getitem__, left_out))
-            left_scores = list(map(scores.__getitem__, left_out))
+            left_scores = _numeric.take(scores, left_out) or list(map(scores.__getitem__, left_out))
             distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
@@ -312,4 +314,4 @@ def _greedy_left_out(
     indices = _numeric._ints(np, order)
     left = indices[~taken[indices]]
     counts_by_index = _numeric._ints(np, tokens)
-    return chosen, left.tolist(), available[left].tolist(), counts_by_index[left].tolist()
+    return chosen, _numeric.column(left), available[left].tolist(), counts_by_index[left].tolist()
