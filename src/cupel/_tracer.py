@@ -13,7 +13,7 @@ from cupel import _numeric
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event, item_events
-from cupel.diagnostics.reasons import Deduplicated, ExclusionReason, InclusionReason
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, deduplicated_batch
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     PipelineStage,
@@ -34,6 +34,7 @@ _SCORED = InclusionReason.SCORED
 _SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
+_CONTENT_OF = attrgetter("content")
 
 
 class Tracer:
@@ -184,15 +185,13 @@ class Tracer:
         self, scoreable: list[ContextItem], scores: list[float], dropped: list[int], kept_by: list[int]
     ) -> None:
         """Stage 3: report each dropped index with the index whose content won, in the given order."""
+        # One reason per winner, in order of first occurrence, found by C-level passes.
+        winners = dict.fromkeys(kept_by)
+        slots = list(map(dict(zip(winners, range(len(winners)), strict=True)).__getitem__, kept_by))
         distinct: list[ExclusionReason] = []
-        slot_of: dict[int, int] = {}  # one reason per winner
-        slots: list[int] = []
-        for kept in kept_by:
-            slot = slot_of.get(kept)
-            if slot is None:
-                slot = slot_of[kept] = len(distinct)
-                distinct.append(Deduplicated(scoreable[kept].content))
-            slots.append(slot)
+        distinct.extend(
+            deduplicated_batch(len(winners), map(_CONTENT_OF, map(scoreable.__getitem__, winners)))
+        )
         self.excluded_all(
             PipelineStage.DEDUPLICATE,
             list(map(scoreable.__getitem__, dropped)),

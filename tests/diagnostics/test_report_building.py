@@ -33,10 +33,12 @@ from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
+    Deduplicated,
     ExclusionReason,
     InclusionReason,
     ScoredTooLow,
     budget_exceeded,
+    deduplicated_batch,
 )
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
@@ -229,6 +231,9 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     items = [ContextItem(content=message or "x", tokens=1) for message in messages]
     entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
     assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]
+    duplicates = deduplicated_batch(len(messages), messages)
+    assert duplicates == [Deduplicated(message) for message in messages]
+    assert [reason.describe() for reason in duplicates] == [Deduplicated(m).describe() for m in messages]
 
 
 _SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
