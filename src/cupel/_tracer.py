@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, filterfalse
 from operator import attrgetter, not_, or_
 from typing import Any
@@ -158,27 +158,27 @@ class Tracer:
     def excluded_all(
         self,
         stage: PipelineStage,
-        items: list[ContextItem],
+        items: Iterable[ContextItem],
         scores: list[float],
         distinct: list[ExclusionReason],
         slots: list[int],
     ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` was left out for
-        ``distinct[slots[n]]``.
+        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` (of as many as
+        ``scores`` holds; ``items`` may be an iterator) was left out for ``distinct[slots[n]]``.
 
         A reason shared by several exclusions is one object, described once, and their item events
         are one shared (immutable) event.
         """
-        reasons = list(map(distinct.__getitem__, slots))
         if not self.plain:
-            for item, score, reason in zip(items, scores, reasons, strict=True):
-                self.excluded(stage, item, score, reason)
+            for item, score, slot in zip(items, scores, slots, strict=True):
+                self.excluded(stage, item, score, distinct[slot])
             return
         collector: Any = self.collector
         if self.item_events:
             events = item_events(stage, [reason.describe() for reason in distinct])
             collector.events.extend(map(events.__getitem__, slots))
-        collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
+        reasons = map(distinct.__getitem__, slots)
+        collector._excluded.extend(collector._entries[3](len(scores), items, scores, reasons))
         collector._excluded_scores.extend(scores)
 
     def deduplicated(
@@ -194,7 +194,7 @@ class Tracer:
         )
         self.excluded_all(
             PipelineStage.DEDUPLICATE,
-            list(map(scoreable.__getitem__, dropped)),
+            map(scoreable.__getitem__, dropped),
             list(map(scores.__getitem__, dropped)),
             distinct,
             slots,
@@ -244,9 +244,9 @@ class Tracer:
                 left_tokens = list(map(tokens.__getitem__, left_out))
             else:
                 _, left_out, available, left_tokens = fast
-            left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = _numeric.take(scores, left_out) or list(map(scores.__getitem__, left_out))
             distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
+            left_items = map(scoreable.__getitem__, left_out)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
