@@ -130,13 +130,16 @@ class Tracer:
         """:meth:`included_all` where the placer gave the positions in ``items`` it placed (``placed``
         is ``items`` taken at ``positions``) and the first ``pinned_count`` of ``items`` are the pinned
         ones. Each placed item's score is taken by position, without a lookup by identity.
+        ``positions`` is the run's own list, cleared once read (its records then take its place).
         """
         if all(map(_TOKENS_OF, items)):
             # No zero-token item: the special positions are the pinned ones, found from the positions.
             special = list(compress(range(len(positions)), map(pinned_count.__gt__, positions)))
         else:
             special = _special_positions(placed)
-        self._included(placed, list(map(scores.__getitem__, positions)), special)
+        placed_scores = list(map(scores.__getitem__, positions))
+        positions.clear()  # freed before the records are built: a lower peak
+        self._included(placed, placed_scores, special)
 
     def _included(self, placed: list[ContextItem], placed_scores: list[float], special: list[int]) -> None:
         count = len(placed)
@@ -223,8 +226,8 @@ class Tracer:
         else:
             chosen, skipped = fast[0], []
         sliced = list(map(scoreable.__getitem__, chosen))
-        # From the run's arrays where it made them (no pass over the selected objects).
-        sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
+        # The scores' own objects (the report keeps them): no new float per entry.
+        sliced_scores = list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
             attribution = SliceAttribution.build(
                 effective.target_tokens,
@@ -244,7 +247,7 @@ class Tracer:
                 left_tokens = list(map(tokens.__getitem__, left_out))
             else:
                 _, left_out, available, left_tokens = fast
-            left_scores = _numeric.take(scores, left_out) or list(map(scores.__getitem__, left_out))
+            left_scores = list(map(scores.__getitem__, left_out))
             distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
             left_items = map(scoreable.__getitem__, left_out)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
@@ -313,4 +316,4 @@ def _greedy_left_out(
     indices = _numeric._ints(np, order)
     left = indices[~taken[indices]]
     counts_by_index = _numeric._ints(np, tokens)
-    return chosen, _numeric.column(left), available[left].tolist(), counts_by_index[left].tolist()
+    return chosen, left.tolist(), available[left].tolist(), counts_by_index[left].tolist()
