@@ -32,6 +32,7 @@ _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
 _SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
+_MESSAGE_BLOCK = 2048
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
 _CONTENT_OF = attrgetter("content")
@@ -275,9 +276,13 @@ class Tracer:
 
 def scored_messages(scores: list[float]) -> list[str]:
     """The SCORED inclusion message for each score: the f-string's ``{score:.6g}`` text, formatted
-    printf-style for the whole batch in one operation (no message contains a line break)."""
-    messages = (_SCORED_LINE * len(scores) % tuple(scores)).split("\n")
-    messages.pop()  # the text after the last line break
+    printf-style one block of scores per operation (no message contains a line break; blocks keep
+    the text being built in cache)."""
+    messages: list[str] = []
+    for start in range(0, len(scores), _MESSAGE_BLOCK):
+        block = scores[start : start + _MESSAGE_BLOCK]
+        messages.extend((_SCORED_LINE * len(block) % tuple(block)).split("\n"))
+        messages.pop()  # the text after the block's last line break
     return messages
 
 

@@ -328,6 +328,7 @@ def test_a_frozen_permanent_generation_is_left_alone() -> None:
 def test_the_batch_inclusion_messages_equal_the_single_ones(scores: list[float]) -> None:
     expected = [f"{InclusionReason.SCORED.value}: score={score:.6g}" for score in scores]
     assert scored_messages(scores) == expected
+    assert scored_messages(scores * 150) == expected * 150  # several blocks
 
 
 @given(st.integers(min_value=0), st.integers())
