@@ -71,7 +71,7 @@ def read_columns(
     roles: list[str] = found_roles  # type: ignore[assignment]
     overhead = options.message_overhead
     if not parsed:
-        costs = [overhead + count for count in count_texts_once(contents, counter)]  # type: ignore[arg-type]
+        costs = list(map(overhead.__add__, count_texts_once(contents, counter)))  # type: ignore[arg-type]
         return TranscriptColumns(roles, costs, contents, parsed, None)
     texts: list[str] = []
     for index, content in enumerate(contents):
