@@ -34,7 +34,7 @@ from contextlib import contextmanager
 
 __all__ = ["PROMOTE_AT", "collector_paused"]
 
-PROMOTE_AT = 100_000
+PROMOTE_AT = 10_000
 
 _lock = threading.Lock()
 _depth = 0

@@ -59,11 +59,12 @@ class _Positions:
 
 
 _positions = _Positions()
+_SYSTEM_CODE = dict.fromkeys(SYSTEM_ROLES, 2)
 
 
 def kind_codes(records: TurnRecords) -> list[int]:
     """Each unit's kind, as its position in :data:`~cupel.chat.turn_columns.KINDS`."""
-    codes = [2 if role in SYSTEM_ROLES else 0 for role in records.first_roles]
+    codes = list(map(_SYSTEM_CODE.get, records.first_roles, repeat(0)))
     if records.units is not None:
         for position, unit in enumerate(records.units):
             if len(unit) > 1 and codes[position] == 0:

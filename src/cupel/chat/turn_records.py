@@ -73,7 +73,9 @@ class TurnOutcome:
 
     ``reasons`` explains the units of a truncated latest turn; ``members(c)`` gives the units of older
     candidate ``c`` (older turns, then unpinned system units); ``run`` is the column run that chose
-    among them (``None`` when there were none or the pipeline ran over items instead).
+    among them (``None`` when there were none or the pipeline ran over items instead). ``spans``, when
+    set, gives the same for the older turns as columns: candidate ``c`` is units ``starts[c]`` to
+    ``ends[c] - 1``, consecutive turns with no other unit between them.
     """
 
     kept: list[bool]
@@ -81,6 +83,7 @@ class TurnOutcome:
     members: Callable[[int], Sequence[int]]
     run: ColumnRun | None
     by_pipeline: bool
+    spans: tuple[list[int], list[int]] | None = None
 
 
 def select_turn_records(
@@ -201,6 +204,8 @@ def _choose_older(
         return range(starts[turn], ends[turn]) if sliced else units_of(turn)
 
     outcome.members = members
+    if sliced and count:
+        outcome.spans = (starts[oldest:end], ends[oldest:end])
     run = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
     outcome.run = run
     if run is not None:

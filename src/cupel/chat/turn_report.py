@@ -10,9 +10,9 @@ slicer without ``slice_indices_detailed``, gets the reference's report.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain, compress, filterfalse, repeat
-from operator import gt, not_
+from operator import gt, itemgetter, not_, sub
 from typing import Any
 
 from cupel._gc_pause import collector_paused
@@ -40,13 +40,15 @@ _excluded = trusted_batch(ExcludedItem)
 
 def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline) -> SelectionReport | None:
     """The reference's report from the columns, or ``None`` where only the reference can tell."""
-    reasons = dict(outcome.reasons)
     if outcome.by_pipeline:
         return None
-    run = outcome.run
-    if run is not None and not _older_reasons(run, outcome.members, pipeline, reasons):
-        return None
     count = len(records.tokens)
+    reasons: list[ExclusionReason | None] = [None] * count  # by unit position
+    for position, reason in outcome.reasons.items():
+        reasons[position] = reason
+    run = outcome.run
+    if run is not None and not _older_reasons(run, outcome, pipeline, reasons):
+        return None
     pinned = records.pinned_units()
     loose = list(compress(range(count), map(not_, pinned)))
     scored = column_scores(pipeline.scorer, _unit_columns(records, loose)) if loose else []
@@ -94,9 +96,9 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
 
 def _older_reasons(
     run: ColumnRun,
-    members: Callable[[int], Sequence[int]],
+    outcome: TurnOutcome,
     pipeline: Pipeline,
-    reasons: dict[int, ExclusionReason],
+    reasons: list[ExclusionReason | None],
 ) -> bool:
     """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
     if len(run.chosen) == len(run.order):
@@ -119,19 +121,36 @@ def _older_reasons(
     selected = set(chosen)
     left_out = list(filterfalse(selected.__contains__, run.order))
     left_tokens = list(map(tokens.__getitem__, left_out))
-    explained = dict(skipped)
-    available = list(map(explained.get, left_out, repeat(attribution.leftover)))
-    if attribution.displaced_by is None and all(map(gt, left_tokens, available)):
+    explained = list(map(itemgetter(1), skipped))
+    if list(map(itemgetter(0), skipped)) == left_out:  # each left out explained, in order (greedy)
+        available = explained
+    else:
+        known = dict(skipped)
+        explained = list(map(known.get, left_out))
+        available = list(map(known.get, left_out, repeat(attribution.leftover)))
+    if attribution.displaced_by is None and None not in available and all(map(gt, left_tokens, available)):
         # Each left out over what was available: BudgetExceeded(tokens, available), which
         # budget_reasons gives, one shared (immutable) object per distinct pair.
-        pairs = list(zip(left_tokens, available, strict=True))
-        made: dict[tuple[int, int], ExclusionReason] = {pair: budget_exceeded(*pair) for pair in set(pairs)}
-        found = list(map(made.__getitem__, pairs))
+        made: dict[tuple[int, int], ExclusionReason] = {
+            pair: budget_exceeded(*pair) for pair in set(zip(left_tokens, available, strict=True))
+        }
+        found = list(map(made.__getitem__, zip(left_tokens, available, strict=True)))
     else:
-        found = attribution.budget_reasons(
-            left_tokens, list(map(scores.__getitem__, left_out)), list(map(explained.get, left_out))
+        found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
+    spans = outcome.spans
+    if spans is not None:
+        # The older turns' units are one run of positions: each takes its turn's reason (None for a
+        # chosen turn's units, which are kept, so never read) in one slice assignment.
+        starts, ends = spans
+        turns = len(starts)
+        by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
+        deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+        reasons[starts[0] : ends[-1]] = chain.from_iterable(
+            map(repeat, by_candidate[:turns], map(sub, ends, starts))
         )
-    groups = list(map(members, left_out))
+        left_out = [c for c in range(turns, len(tokens)) if by_candidate[c] is not None]
+        found = list(map(by_candidate.__getitem__, left_out))  # type: ignore[arg-type]
+    groups = list(map(outcome.members, left_out))
     positions = chain.from_iterable(groups)
     shared = chain.from_iterable(map(repeat, found, map(len, groups)))
     deque(map(reasons.__setitem__, positions, shared), maxlen=0)
