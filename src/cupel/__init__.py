@@ -9,8 +9,6 @@ is imported from its module the first time it is used (``_LAZY`` below), so ``im
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cupel._lazy import lazy_exports
 from cupel.errors import (
     BudgetOverflowError,
@@ -34,6 +32,8 @@ from cupel.pipeline import (
     Pipeline,
     compute_effective_budget,
 )
+
+TYPE_CHECKING = False  # typing itself is not imported: it is most of what ``import cupel`` would cost
 
 if TYPE_CHECKING:
     from cupel.analytics import (

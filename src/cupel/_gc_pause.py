@@ -28,7 +28,7 @@ freezing itself, for example before forking workers, and ``gc.unfreeze()`` would
 from __future__ import annotations
 
 import gc
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -36,7 +36,7 @@ __all__ = ["PROMOTE_AT", "collector_paused"]
 
 PROMOTE_AT = 10_000
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _depth = 0
 _was_enabled = False
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Lists shorter than this stay in pure Python: below it, converting to arrays costs more than it saves.
 THRESHOLD = 4096

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 __all__ = ["descending_indices", "has_nan", "nan_last", "sort_by_score"]
-
-T = TypeVar("T")
 
 
 def nan_last(score: float) -> float:

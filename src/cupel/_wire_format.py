@@ -11,12 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, ClassVar, Self, TypeVar
 
 from cupel._floats import to_float
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Self, TypeVar
+
+    T = TypeVar("T")
 
 # codec name -> (to_dict(value), from_dict(cls, data, path))
 _CODECS: dict[str, tuple[Callable[[Any], dict[str, Any]], Callable[[Any, object, str], Any]]] = {}

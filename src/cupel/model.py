@@ -7,16 +7,22 @@ Spec: Data Model. Every type here is immutable and validated at construction; a 
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections import namedtuple
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple, TypeVar
 
+from cupel._frozen import EMPTY_MAP, Frozen, ReadOnlyMap
 from cupel._wire_format import WireFormat
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, NamedTuple
+
+_ReadOnlyMap = ReadOnlyMap  # the names the rest of the package imports
+_EMPTY_MAP = EMPTY_MAP
 
 __all__ = [
     "ContextBudget",
@@ -35,48 +41,6 @@ def ascii_fold(text: str) -> str:
     """Fold ASCII letters to lower case and leave every other character alone (spec: ContextKind)."""
     # str.lower() also folds non-ASCII letters, which the spec's ASCII case folding must not do.
     return text.lower() if text.isascii() else text.translate(_ASCII_UPPER_TO_LOWER)
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _ReadOnlyMap(Mapping[K, V]):
-    """A read-only, picklable view over a private copy of a mapping."""
-
-    __slots__ = ("_data",)
-
-    def __init__(self, data: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
-        self._data: dict[K, V] = dict(data)
-
-    def __getitem__(self, key: K) -> V:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._data
-
-    def __repr__(self) -> str:
-        return repr(self._data)
-
-    def __hash__(self) -> int:
-        return hash(frozenset(self._data.items()))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return self._data == dict(other.items())
-        return NotImplemented
-
-    def __reduce__(self) -> tuple[type, tuple[dict[K, V]]]:
-        return (type(self), (self._data,))
-
-
-_EMPTY_MAP: _ReadOnlyMap[Any, Any] = _ReadOnlyMap()
 
 
 #: How many distinct spellings each case-insensitive name type interns.
@@ -217,15 +181,29 @@ def _require_int(owner: str, name: str, value: object, *, optional: bool = False
         raise CupelTypeError(f"{owner}.{name} must be {expected}, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True, eq=False, init=False)
-class ContextItem(WireFormat):
+class ContextItem(WireFormat, Frozen):
     """One candidate for the context window (spec: ContextItem).
 
     Items compare and hash by identity, as the spec does wherever it matches items (FrequencyScorer
     self-exclusion, ScaledScorer, re-association of slicer output). Build a changed copy with
-    :meth:`replace`.
+    :meth:`replace`. Immutable, with the behaviour of a frozen slots dataclass (see :mod:`cupel._frozen`).
     """
 
+    __match_args__ = (
+        "content",
+        "tokens",
+        "kind",
+        "source",
+        "priority",
+        "tags",
+        "metadata",
+        "timestamp",
+        "future_relevance_hint",
+        "pinned",
+        "original_tokens",
+        "_timestamp_us",
+    )
+    __slots__ = __match_args__
     _wire: ClassVar[str] = "item"
     content: str
     tokens: int
@@ -239,7 +217,7 @@ class ContextItem(WireFormat):
     pinned: bool
     original_tokens: int | None
     # Microseconds since the epoch: an exact integer ordering key for the timestamp.
-    _timestamp_us: int | None = field(repr=False, compare=False)
+    _timestamp_us: int | None
 
     def __init__(
         self,
@@ -323,7 +301,7 @@ class ContextItem(WireFormat):
 
     def replace(self, **changes: Any) -> ContextItem:
         """Return a new item with ``changes`` applied; this item is left as it is."""
-        unknown = set(changes) - _ITEM_FIELDS
+        unknown = set(changes).difference(_ITEM_FIELDS)
         if unknown:
             raise CupelTypeError(f"ContextItem has no field(s) {sorted(unknown)}")
         values = {name: getattr(self, name) for name in _ITEM_FIELDS}
@@ -333,13 +311,23 @@ class ContextItem(WireFormat):
         return ContextItem(content, tokens, **values)
 
 
-_ITEM_FIELDS = frozenset(f.name for f in dataclasses.fields(ContextItem) if not f.name.startswith("_"))
+_ITEM_FIELDS = ContextItem.__match_args__[:-1]  # the public fields, in order
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class ContextBudget(WireFormat):
-    """Token budget constraints, validated at construction (spec: ContextBudget)."""
+class ContextBudget(WireFormat, Frozen):
+    """Token budget constraints, validated at construction (spec: ContextBudget).
 
+    Immutable; equal budgets (field by field) hash alike, as a frozen dataclass's do.
+    """
+
+    __match_args__ = (
+        "max_tokens",
+        "target_tokens",
+        "output_reserve",
+        "reserved_slots",
+        "estimation_safety_margin_percent",
+    )
+    __slots__ = __match_args__
     _wire: ClassVar[str] = "budget"
     max_tokens: int
     target_tokens: int
@@ -411,6 +399,24 @@ class ContextBudget(WireFormat):
         setter(self, "reserved_slots", _ReadOnlyMap(slots) if slots else _EMPTY_MAP)
         setter(self, "estimation_safety_margin_percent", float(margin))
 
+    def _values(self) -> tuple[int, int, int, Mapping[ContextKind, int], float]:
+        return (
+            self.max_tokens,
+            self.target_tokens,
+            self.output_reserve,
+            self.reserved_slots,
+            self.estimation_safety_margin_percent,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, ContextBudget)
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
     def replace(self, **changes: Any) -> ContextBudget:
         """Return a new budget with ``changes`` applied (validated like any new budget)."""
         values: dict[str, Any] = {
@@ -427,8 +433,15 @@ class ContextBudget(WireFormat):
         return ContextBudget(max_tokens, target_tokens, **values)
 
 
-class ScoredItem(NamedTuple):
-    """An item paired with its relevance score (spec: ScoredItem)."""
+if TYPE_CHECKING:
 
-    item: ContextItem
-    score: float
+    class ScoredItem(NamedTuple):
+        """An item paired with its relevance score (spec: ScoredItem)."""
+
+        item: ContextItem
+        score: float
+
+else:
+    # collections.namedtuple, the class typing.NamedTuple builds, without importing typing.
+    ScoredItem = namedtuple("ScoredItem", ["item", "score"], module=__name__)
+    ScoredItem.__doc__ = "An item paired with its relevance score (spec: ScoredItem)."

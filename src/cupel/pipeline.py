@@ -11,7 +11,6 @@ import math
 import warnings
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cupel import _numeric
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
@@ -25,10 +24,13 @@ from cupel.errors import (
     CupelTypeError,
 )
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
-from cupel.protocols import Placer, Scorer, Slicer
 from cupel.scorers._base import score_items
 
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
+
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     # Diagnostics, tracing, simulation and the async helpers are imported where a run needs them:
     # ``Pipeline.run`` without a collector never does, so ``import cupel`` stays small
     # (docs/spec-notes.md, "Token counting and start-up"; tests/test_cold_start.py).
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from cupel.diagnostics.reasons import ExclusionReason
     from cupel.diagnostics.report import SelectionReport
     from cupel.diagnostics.trace import OverflowEvent, TraceCollector
+    from cupel.protocols import Placer, Scorer, Slicer
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -59,13 +62,14 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
     return ContextBudget(effective_max, effective_target)
 
 
-@runtime_checkable
-class PipelineSource(Protocol):
-    """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
+if TYPE_CHECKING:
 
-    def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
-        """A pipeline configured as this object says."""
-        ...
+    class PipelineSource(Protocol):
+        """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
+
+        def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
+            """A pipeline configured as this object says."""
+            ...
 
 
 class Pipeline:
@@ -387,7 +391,8 @@ class Pipeline:
         cls, policy: PipelineSource, *, on_overflow: Callable[[OverflowEvent], None] | None = None
     ) -> Pipeline:
         """A pipeline configured exactly as ``policy`` says (spec: Policy Sensitivity)."""
-        if not isinstance(policy, PipelineSource):
+        # What isinstance against a runtime-checkable PipelineSource checks, without loading typing.
+        if getattr(policy, "build_pipeline", None) is None:
             raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
         return policy.build_pipeline(on_overflow=on_overflow)
 

@@ -10,13 +10,16 @@ read from JSON are preserved. Errors name the path of the offending value, e.g. 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel import _wire_format
+from cupel._lazy import lazy_exports
 from cupel._wire_format import dumps, item_to_dict, loads, number_from_wire, number_to_wire
-from cupel.diagnostics.events import event_from_dict, event_to_dict, overflow_from_dict, overflow_to_dict
-from cupel.diagnostics.report import report_from_dict, report_to_dict
 from cupel.model import ContextBudget, ContextItem
+
+if TYPE_CHECKING:
+    from cupel.diagnostics.events import event_from_dict, event_to_dict, overflow_from_dict, overflow_to_dict
+    from cupel.diagnostics.report import report_from_dict, report_to_dict
 
 __all__ = [
     "budget_from_dict",
@@ -47,3 +50,18 @@ def budget_to_dict(budget: ContextBudget) -> dict[str, Any]:
 
 def budget_from_dict(data: object, path: str = "budget") -> ContextBudget:
     return _wire_format.budget_from_dict(ContextBudget, data, path)
+
+
+# The report and event converters are imported on first use: reading items needs no diagnostics.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "event_from_dict": "cupel.diagnostics.events",
+        "event_to_dict": "cupel.diagnostics.events",
+        "overflow_from_dict": "cupel.diagnostics.events",
+        "overflow_to_dict": "cupel.diagnostics.events",
+        "report_from_dict": "cupel.diagnostics.report",
+        "report_to_dict": "cupel.diagnostics.report",
+    },
+)

@@ -13,7 +13,7 @@ so a counter's errors read as without the cache.
 
 from __future__ import annotations
 
-import threading
+import _thread  # the lock alone: threading itself is not loaded on the command line's path
 from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import is_
@@ -38,7 +38,7 @@ class _Table:
 
 
 _tables: dict[object, _Table] = {}
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 
 def _table(counter: TokenCounter) -> _Table | None:

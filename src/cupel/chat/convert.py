@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel.chat._counts import count_texts_once
 from cupel.chat._parse import (
@@ -17,10 +17,12 @@ from cupel.chat._parse import (
     view_of_mapping,
 )
 from cupel.chat.options import ChatOptions
-from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ContextSource
 from cupel.tokens.base import CounterLike
+
+if TYPE_CHECKING:
+    from cupel.diagnostics.report import SelectionReport
 
 __all__ = [
     "INDICES_KEY",
@@ -210,6 +212,8 @@ def to_messages(items: Sequence[ContextItem] | SelectionReport, *, system_first:
     default) system and developer messages lead, each group keeping its original order. The placed order
     of ``items`` does not matter: a transcript's order is part of its meaning.
     """
+    from cupel.diagnostics.report import SelectionReport  # here: reading a transcript needs no report
+
     if isinstance(items, SelectionReport):
         items = items.items
     if not isinstance(system_first, bool):

@@ -12,7 +12,6 @@ the budget, and the next turns append again.
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -140,6 +139,8 @@ class StableWindow:
         )
         # Object addresses in a custom component's repr differ between processes: leave them out.
         described = re.sub(r" at 0x[0-9a-fA-F]+", "", described)
+        import hashlib  # here, not at import: it loads OpenSSL, which ``cupel select`` never needs
+
         self._config = hashlib.blake2b(described.encode(), digest_size=8).hexdigest()
         if state is not None and not isinstance(state, WindowState):
             state = WindowState.from_dict(state)

@@ -7,7 +7,6 @@ it has seen (a BLAKE2b digest of their canonical JSON), so an edited or deleted 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,8 @@ _FIELDS = (
 
 def new_digest() -> Any:
     """An empty running fingerprint of a transcript prefix."""
+    import hashlib  # here, not at import: it loads OpenSSL, which ``cupel select`` never needs
+
     return hashlib.blake2b(digest_size=16)
 
 

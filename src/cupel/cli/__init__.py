@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -113,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(args: argparse.Namespace, message: str, code: int) -> int:
     if getattr(args, "debug", False):
+        import traceback  # only when asked for
+
         traceback.print_exc()
     print(message, file=sys.stderr)
     return code

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel.cli._common import CliError
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.policy.chat_settings import CHAT_STRATEGIES
+
+if TYPE_CHECKING:
+    # The report types are imported where a report is rendered: ``cupel select`` builds none.
+    from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 
 __all__ = [
     "TurnGroup",
@@ -68,6 +71,8 @@ class TurnGroup:
     @property
     def state(self) -> str:
         """``kept`` (every unit), ``dropped`` (none) or ``partly``."""
+        from cupel.diagnostics.report import IncludedItem
+
         count = sum(1 for entry in self.entries if isinstance(entry, IncludedItem))
         return "kept" if count == len(self.entries) else "dropped" if count == 0 else "partly"
 

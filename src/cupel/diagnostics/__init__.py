@@ -4,9 +4,9 @@ The reasons are imported on first use (``_LAZY``), so that the pipeline's tracin
 in this package, do not load them for runs that are not traced.
 """
 
-from typing import TYPE_CHECKING
-
 from cupel._lazy import lazy_exports
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 
 if TYPE_CHECKING:
     from cupel.diagnostics.reasons import (

@@ -11,12 +11,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from cupel._lazy import lazy_exports
+
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
+
     # Only for annotations: the pipeline reads the hooks on every run, and a run that is not traced
     # must not load the diagnostics types (docs/spec-notes.md, "Token counting and start-up").
     from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+    from cupel.diagnostics.sink import LiveOperation, TraceSink
     from cupel.diagnostics.trace import (
         OverflowEvent,
         PipelineStage,
@@ -36,42 +41,6 @@ __all__ = [
     "run_attributes",
     "start_operation",
 ]
-
-
-@runtime_checkable
-class TraceSink(Protocol):
-    """Receives what runs inside :func:`installed` do."""
-
-    def pipeline_collector(self, attributes: Mapping[str, object]) -> TraceCollector | None:
-        """A collector for one pipeline run, given the attributes callers set (:func:`run_attributes`)."""
-        ...
-
-    def operation(
-        self,
-        name: str,
-        start_ns: int,
-        end_ns: int,
-        attributes: Mapping[str, object],
-        error: BaseException | None,
-    ) -> None:
-        """A finished operation that is not a pipeline run (``cupel.assembly``), with its attributes."""
-        ...
-
-
-class LiveOperation(Protocol):
-    """An operation in progress (a chat selection, an assembly): the runs it starts are its children."""
-
-    #: Whether the sink wants one event per excluded item (a verbose tier).
-    exclusions: bool
-
-    def finish(
-        self,
-        attributes: Mapping[str, object],
-        events: Sequence[tuple[str, Mapping[str, object]]],
-        error: BaseException | None,
-    ) -> None:
-        """End the operation with its outcome ``attributes`` and ``events`` (name, attributes)."""
-        ...
 
 
 class _TimedOperation:
@@ -209,3 +178,11 @@ class TeeCollector:
 
     def on_run_end(self, error: BaseException | None) -> None:
         self._each("on_run_end", error)
+
+
+# The protocols need typing: defined apart (diagnostics.sink) and imported when first named.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {"LiveOperation": "cupel.diagnostics.sink", "TraceSink": "cupel.diagnostics.sink"},
+)

@@ -2,7 +2,8 @@
 
 Each type's parameters are JSON Schemas: the loader allows exactly these keys, and
 ``policy.schema.json`` is generated from them (:mod:`cupel.policy._schema`). Importing this module
-registers the types.
+registers the types. Scorers and slicers are named by their class paths and imported only when a
+policy uses them, so loading the registry does not load every built-in component.
 """
 
 from __future__ import annotations
@@ -11,7 +12,17 @@ from collections.abc import Callable
 from typing import Any
 
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
-from cupel.policy._entries import _PLACERS, _SCORERS, _SLICERS, _Entry, _Params, _Reader, _Registry
+from cupel.policy._entries import (
+    _PLACERS,
+    _SCORERS,
+    _SLICERS,
+    SCARCITY_VALUES,
+    _Entry,
+    _Params,
+    _Reader,
+    _Registry,
+    component_class,
+)
 from cupel.policy._readers import (
     _scorer_composite,
     _scorer_decay,
@@ -35,27 +46,6 @@ from cupel.policy._writers import (
     _scorer_entries,
     _scorer_entry,
 )
-from cupel.scorers import (
-    CompositeScorer,
-    DecayScorer,
-    FrequencyScorer,
-    KindScorer,
-    MetadataKeyScorer,
-    MetadataTrustScorer,
-    PriorityScorer,
-    RecencyScorer,
-    ReflexiveScorer,
-    ScaledScorer,
-    TagScorer,
-)
-from cupel.slicers import (
-    CountConstrainedKnapsackSlice,
-    CountQuotaSlice,
-    GreedySlice,
-    KnapsackSlice,
-    QuotaSlice,
-    ScarcityBehavior,
-)
 
 __all__: list[str] = []
 
@@ -63,8 +53,10 @@ _UNIT = {"type": "number", "minimum": 0, "maximum": 1}
 _WEIGHTS = {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}}
 _BUCKET_SIZE = {"type": "integer", "minimum": 1, "default": 100}
 _SCARCITY = {
-    **spelled((member.value for member in ScarcityBehavior), dashes=False),
-    "default": ScarcityBehavior.DEGRADE.value,
+    # ScarcityBehavior's values, spelled out so that loading the registry does not import count_quota
+    # (tests/policy check that they match).
+    **spelled(SCARCITY_VALUES, dashes=False),
+    "default": SCARCITY_VALUES[0],
 }
 _COUNT_ENTRIES = {"type": "array", "items": {"$ref": "#/$defs/countQuotaEntry"}}
 
@@ -72,7 +64,7 @@ _COUNT_ENTRIES = {"type": "array", "items": {"$ref": "#/$defs/countQuotaEntry"}}
 def _builtin(
     registry: _Registry,
     name: str,
-    cls: type,
+    cls: type | str,
     description: str,
     build: Callable[[_Params, str, _Reader], Any],
     dump: Callable[[Any], dict[str, Any]],
@@ -82,47 +74,47 @@ def _builtin(
     registry.add(_Entry(name, cls, build, dump, params or {}, True, required, description))
 
 
-def _plain(cls: type) -> Callable[[_Params, str, _Reader], Any]:
-    """The reader of a type without parameters."""
-    return lambda params, path, reader: cls()
+def _plain(cls: type | str) -> Callable[[_Params, str, _Reader], Any]:
+    """The reader of a type without parameters (a class path is imported when a policy names it)."""
+    return lambda params, path, reader: component_class(cls)()
 
 
 _builtin(
     _SCORERS,
     "recency",
-    RecencyScorer,
+    "cupel.scorers.recency.RecencyScorer",
     "Rank by timestamp: newest 1.0, oldest 0.0.",
-    _plain(RecencyScorer),
+    _plain("cupel.scorers.recency.RecencyScorer"),
     _no_params,
 )
 _builtin(
     _SCORERS,
     "priority",
-    PriorityScorer,
+    "cupel.scorers.priority.PriorityScorer",
     "Rank by priority: highest 1.0, lowest 0.0.",
-    _plain(PriorityScorer),
+    _plain("cupel.scorers.priority.PriorityScorer"),
     _no_params,
 )
 _builtin(
     _SCORERS,
     "frequency",
-    FrequencyScorer,
+    "cupel.scorers.frequency.FrequencyScorer",
     "Share of peers sharing at least one tag.",
-    _plain(FrequencyScorer),
+    _plain("cupel.scorers.frequency.FrequencyScorer"),
     _no_params,
 )
 _builtin(
     _SCORERS,
     "reflexive",
-    ReflexiveScorer,
+    "cupel.scorers.reflexive.ReflexiveScorer",
     "The item's future_relevance_hint, clamped to [0, 1].",
-    _plain(ReflexiveScorer),
+    _plain("cupel.scorers.reflexive.ReflexiveScorer"),
     _no_params,
 )
 _builtin(
     _SCORERS,
     "kind",
-    KindScorer,
+    "cupel.scorers.kind.KindScorer",
     "Weight looked up by the item's kind.",
     _scorer_kind,
     _dump_kind,
@@ -137,7 +129,7 @@ _builtin(
 _builtin(
     _SCORERS,
     "tag",
-    TagScorer,
+    "cupel.scorers.tag.TagScorer",
     "Matched tag weights over the total configured weight.",
     _scorer_tag,
     lambda s: {"tag_weights": dict(s.tag_weights), "case_sensitive": s.case_sensitive},
@@ -147,7 +139,7 @@ _builtin(
 _builtin(
     _SCORERS,
     "metadata_trust",
-    MetadataTrustScorer,
+    "cupel.scorers.metadata_trust.MetadataTrustScorer",
     'The caller\'s metadata["cupel:trust"], clamped to [0, 1].',
     _scorer_metadata_trust,
     lambda s: {"default_score": s.default_score},
@@ -162,7 +154,7 @@ _builtin(
 _builtin(
     _SCORERS,
     "metadata_key",
-    MetadataKeyScorer,
+    "cupel.scorers.metadata_key.MetadataKeyScorer",
     "boost when metadata[key] == value, else 1.0.",
     _scorer_metadata_key,
     lambda s: {"key": s.key, "value": s.value, "boost": s.boost},
@@ -176,7 +168,7 @@ _builtin(
 _builtin(
     _SCORERS,
     "decay",
-    DecayScorer,
+    "cupel.scorers.decay.DecayScorer",
     "Time decay of the item's age against the clock (the system clock when read from a file).",
     _scorer_decay,
     lambda s: {"curve": _dump_curve(s.curve), "null_timestamp_score": s.null_timestamp_score},
@@ -193,7 +185,7 @@ _builtin(
 _builtin(
     _SCORERS,
     "scaled",
-    ScaledScorer,
+    "cupel.scorers.scaled.ScaledScorer",
     "Min-max normalisation of the inner scorer.",
     _scorer_scaled,
     lambda s: {"inner": _scorer_entry(s.inner, None)},
@@ -203,7 +195,7 @@ _builtin(
 _builtin(
     _SCORERS,
     "composite",
-    CompositeScorer,
+    "cupel.scorers.composite.CompositeScorer",
     "Weighted average of the child scorers.",
     _scorer_composite,
     lambda s: {"scorers": _scorer_entries(s)},
@@ -211,11 +203,18 @@ _builtin(
     ("scorers",),
 )
 
-_builtin(_SLICERS, "greedy", GreedySlice, "Fill by score per token.", _plain(GreedySlice), _no_params)
+_builtin(
+    _SLICERS,
+    "greedy",
+    "cupel.slicers.greedy.GreedySlice",
+    "Fill by score per token.",
+    _plain("cupel.slicers.greedy.GreedySlice"),
+    _no_params,
+)
 _builtin(
     _SLICERS,
     "knapsack",
-    KnapsackSlice,
+    "cupel.slicers.knapsack.KnapsackSlice",
     "0/1 knapsack over discretised token counts.",
     _slicer_knapsack,
     lambda s: {"bucket_size": s.bucket_size},
@@ -224,7 +223,7 @@ _builtin(
 _builtin(
     _SLICERS,
     "quota",
-    QuotaSlice,
+    "cupel.slicers.quota.QuotaSlice",
     "Percentage quotas per kind around an inner slicer (default greedy).",
     _slicer_quota,
     lambda s: {
@@ -242,7 +241,7 @@ _builtin(
 _builtin(
     _SLICERS,
     "count_quota",
-    CountQuotaSlice,
+    "cupel.slicers.count_quota.CountQuotaSlice",
     "Item-count quotas per kind around an inner slicer (default greedy; not knapsack).",
     _slicer_count_quota,
     lambda s: {
@@ -256,7 +255,7 @@ _builtin(
 _builtin(
     _SLICERS,
     "count_constrained_knapsack",
-    CountConstrainedKnapsackSlice,
+    "cupel.slicers.count_constrained_knapsack.CountConstrainedKnapsackSlice",
     "Item-count quotas per kind around a knapsack.",
     _slicer_count_constrained_knapsack,
     lambda s: {

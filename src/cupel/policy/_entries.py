@@ -6,8 +6,9 @@ them with the built-in types, :mod:`cupel.policy._readers` and :mod:`cupel.polic
 
 from __future__ import annotations
 
+import importlib
 import re
-import threading
+from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,24 @@ from cupel.errors import InvalidConfigurationError
 from cupel.protocols import TimeProvider
 
 _Params = Mapping[str, Any]
+
+#: ScarcityBehavior's values (default first), for the schema of count-quota slicers.
+SCARCITY_VALUES = ("degrade", "throw")
+
+
+def class_path(cls: type) -> str:
+    """``module.QualifiedName``: how a built-in component's class is named before it is imported."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def component_class(cls: type | str) -> type:
+    """The class itself, importing its module first when ``cls`` is a class path."""
+    if isinstance(cls, type):
+        return cls
+    module, _, name = cls.rpartition(".")
+    value = getattr(importlib.import_module(module), name)
+    assert isinstance(value, type), cls
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +49,8 @@ class _Entry:
     """One component type: how to build it from a table and how to write it back."""
 
     name: str
-    cls: type | None
+    # A class, or a built-in's class path (``class_path``), imported only when a policy uses it.
+    cls: type | str | None
     build: Callable[[_Params, str, _Reader], Any]
     dump: Callable[[Any], dict[str, Any]] | None
     # A built-in type's parameters as JSON Schemas, in document order; None for custom types, whose
@@ -52,9 +72,9 @@ class _Registry:
 
     def __init__(self, role: str) -> None:
         self.role = role
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._by_name: dict[str, _Entry] = {}
-        self._by_class: dict[type, _Entry] = {}
+        self._by_class: dict[type | str, _Entry] = {}
 
     def add(self, entry: _Entry, *, replace: bool = False) -> None:
         with self._lock:
@@ -67,9 +87,11 @@ class _Registry:
                 )
             if entry.cls is not None:
                 owner = self._by_class.get(entry.cls)
+                if owner is None and isinstance(entry.cls, type):
+                    owner = self._by_class.get(class_path(entry.cls))
                 if owner is not None and owner.name != entry.name:
                     raise InvalidConfigurationError(
-                        f"{entry.cls.__name__} is already registered as {self.role} type {owner.name!r}"
+                        f"{_class_name(entry.cls)} is already registered as {self.role} type {owner.name!r}"
                     )
             if current is not None and current.cls is not None:
                 del self._by_class[current.cls]
@@ -91,8 +113,10 @@ class _Registry:
             return self._by_name.get(name)
 
     def for_object(self, value: object) -> _Entry | None:
+        cls = type(value)
         with self._lock:
-            return self._by_class.get(type(value))
+            entry = self._by_class.get(cls)
+            return self._by_class.get(class_path(cls)) if entry is None else entry
 
     def names(self) -> tuple[str, ...]:
         with self._lock:
@@ -112,3 +136,7 @@ def _type_name(name: str) -> str:
     :func:`cupel.policy._readers.spelled` says the same in policy.schema.json.
     """
     return name.strip().lower().replace("-", "_")
+
+
+def _class_name(cls: type | str) -> str:
+    return cls.__name__ if isinstance(cls, type) else cls.rpartition(".")[2]

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
+from cupel import scorers, slicers  # packages whose members are imported on first use
 from cupel.model import ContextKind
 from cupel.policy._entries import _SCORERS, _SLICERS, _Params, _Reader, _Registry, _type_name
 from cupel.policy._values import (
@@ -30,29 +31,6 @@ from cupel.policy._values import (
 from cupel.policy.durations import DURATION_PATTERN, format_duration, parse_duration
 from cupel.policy.errors import PolicyFileError
 from cupel.protocols import Scorer, Slicer
-from cupel.scorers import (
-    CompositeScorer,
-    DecayScorer,
-    ExponentialCurve,
-    KindScorer,
-    MetadataKeyScorer,
-    MetadataTrustScorer,
-    ScaledScorer,
-    StepCurve,
-    TagScorer,
-    WindowCurve,
-)
-from cupel.slicers import (
-    CountConstrainedKnapsackSlice,
-    CountQuotaEntry,
-    CountQuotaSlice,
-    GreedySlice,
-    KnapsackSlice,
-    QuotaEntry,
-    QuotaSet,
-    QuotaSlice,
-    ScarcityBehavior,
-)
 
 
 def _letters(name: str, *, dashes: bool) -> str:
@@ -175,7 +153,7 @@ def _read_scorers(value: object, path: str, reader: _Reader) -> Scorer:
     entries = _read_scorer_list(value, path, reader)
     if len(entries) == 1:
         return entries[0][0]
-    return _construct(path, CompositeScorer, entries)
+    return _construct(path, scorers.CompositeScorer, entries)
 
 
 def _weight_map(value: object, path: str, *, kinds: bool) -> dict[str, float]:
@@ -196,20 +174,20 @@ def _weight_map(value: object, path: str, *, kinds: bool) -> dict[str, float]:
     return result
 
 
-def _scorer_kind(params: _Params, path: str, reader: _Reader) -> KindScorer:
+def _scorer_kind(params: _Params, path: str, reader: _Reader) -> scorers.KindScorer:
     if "weights" not in params:
-        return KindScorer()
+        return scorers.KindScorer()
     weights = _weight_map(params["weights"], _key(path, "weights"), kinds=True)
-    return _construct(_key(path, "weights"), KindScorer, weights)
+    return _construct(_key(path, "weights"), scorers.KindScorer, weights)
 
 
-def _scorer_tag(params: _Params, path: str, reader: _Reader) -> TagScorer:
+def _scorer_tag(params: _Params, path: str, reader: _Reader) -> scorers.TagScorer:
     weights_path = _key(path, "tag_weights")
     weights = _weight_map(_required(params, path, "tag_weights"), weights_path, kinds=False)
     case_sensitive = True
     if "case_sensitive" in params:
         case_sensitive = _boolean(params["case_sensitive"], _key(path, "case_sensitive"))
-    return _construct(weights_path, TagScorer, weights, case_sensitive=case_sensitive)
+    return _construct(weights_path, scorers.TagScorer, weights, case_sensitive=case_sensitive)
 
 
 def _unit(params: _Params, path: str, key: str, default: float) -> float:
@@ -218,21 +196,23 @@ def _unit(params: _Params, path: str, key: str, default: float) -> float:
     return _number(params[key], _key(path, key), minimum=0.0, maximum=1.0)
 
 
-def _scorer_metadata_trust(params: _Params, path: str, reader: _Reader) -> MetadataTrustScorer:
-    return MetadataTrustScorer(_unit(params, path, "default_score", 0.5))
+def _scorer_metadata_trust(params: _Params, path: str, reader: _Reader) -> scorers.MetadataTrustScorer:
+    return scorers.MetadataTrustScorer(_unit(params, path, "default_score", 0.5))
 
 
-def _scorer_metadata_key(params: _Params, path: str, reader: _Reader) -> MetadataKeyScorer:
+def _scorer_metadata_key(params: _Params, path: str, reader: _Reader) -> scorers.MetadataKeyScorer:
     key = _string(_required(params, path, "key"), _key(path, "key"))
     value = _string(_required(params, path, "value"), _key(path, "value"))
     boost = _number(_required(params, path, "boost"), _key(path, "boost"), above=0.0)
-    return MetadataKeyScorer(key, value, boost)
+    return scorers.MetadataKeyScorer(key, value, boost)
 
 
 _CURVE_KEYS = {name: tuple(params) for name, params in CURVES.items()}
 
 
-def _read_curve(value: object, path: str) -> ExponentialCurve | StepCurve | WindowCurve:
+def _read_curve(
+    value: object, path: str
+) -> scorers.ExponentialCurve | scorers.StepCurve | scorers.WindowCurve:
     table = _table(value, path)
     raw_type = _string(_required(table, path, "type"), _key(path, "type"))
     curve_type = _type_name(raw_type)
@@ -245,10 +225,10 @@ def _read_curve(value: object, path: str) -> ExponentialCurve | StepCurve | Wind
     _check_keys(table, path, ("type", *keys), f"curve type {curve_type!r}")
     if curve_type == "exponential":
         key = _key(path, "half_life")
-        return ExponentialCurve(parse_duration(_required(table, path, "half_life"), key))
+        return scorers.ExponentialCurve(parse_duration(_required(table, path, "half_life"), key))
     if curve_type == "window":
         key = _key(path, "max_age")
-        return WindowCurve(parse_duration(_required(table, path, "max_age"), key))
+        return scorers.WindowCurve(parse_duration(_required(table, path, "max_age"), key))
     windows_path = _key(path, "windows")
     windows: list[tuple[timedelta, float]] = []
     raw_windows = _array(_required(table, path, "windows"), windows_path)
@@ -269,24 +249,24 @@ def _read_curve(value: object, path: str) -> ExponentialCurve | StepCurve | Wind
             _required(window, window_path, "score"), _key(window_path, "score"), minimum=0.0, maximum=1.0
         )
         windows.append((max_age, score))
-    return _construct(windows_path, StepCurve, windows)
+    return _construct(windows_path, scorers.StepCurve, windows)
 
 
-def _scorer_decay(params: _Params, path: str, reader: _Reader) -> DecayScorer:
+def _scorer_decay(params: _Params, path: str, reader: _Reader) -> scorers.DecayScorer:
     curve = _read_curve(_required(params, path, "curve"), _key(path, "curve"))
     null_score = _unit(params, path, "null_timestamp_score", 0.5)
-    return DecayScorer(reader.time_provider, curve, null_timestamp_score=null_score)
+    return scorers.DecayScorer(reader.time_provider, curve, null_timestamp_score=null_score)
 
 
-def _scorer_scaled(params: _Params, path: str, reader: _Reader) -> ScaledScorer:
+def _scorer_scaled(params: _Params, path: str, reader: _Reader) -> scorers.ScaledScorer:
     inner, _ = _read_scorer(_required(params, path, "inner"), _key(path, "inner"), reader)
-    return ScaledScorer(inner)
+    return scorers.ScaledScorer(inner)
 
 
-def _scorer_composite(params: _Params, path: str, reader: _Reader) -> CompositeScorer:
+def _scorer_composite(params: _Params, path: str, reader: _Reader) -> scorers.CompositeScorer:
     scorers_path = _key(path, "scorers")
     entries = _read_scorer_list(_required(params, path, "scorers"), scorers_path, reader)
-    return _construct(scorers_path, CompositeScorer, entries)
+    return _construct(scorers_path, scorers.CompositeScorer, entries)
 
 
 def _read_slicer(value: object, path: str, reader: _Reader) -> Slicer:
@@ -301,13 +281,13 @@ def _bucket_size(params: _Params, path: str) -> int:
     return _integer(params["bucket_size"], _key(path, "bucket_size"), minimum=1)
 
 
-def _slicer_knapsack(params: _Params, path: str, reader: _Reader) -> KnapsackSlice:
-    return KnapsackSlice(_bucket_size(params, path))
+def _slicer_knapsack(params: _Params, path: str, reader: _Reader) -> slicers.KnapsackSlice:
+    return slicers.KnapsackSlice(_bucket_size(params, path))
 
 
 def _inner_slicer(params: _Params, path: str, reader: _Reader) -> Slicer:
     if "inner" not in params:
-        return GreedySlice()
+        return slicers.GreedySlice()
     return _read_slicer(params["inner"], _key(path, "inner"), reader)
 
 
@@ -323,8 +303,8 @@ def _entry_tables(
         yield entry_path, table, _kind(_required(table, entry_path, "kind"), _key(entry_path, "kind"))
 
 
-def _slicer_quota(params: _Params, path: str, reader: _Reader) -> QuotaSlice:
-    entries: list[QuotaEntry] = []
+def _slicer_quota(params: _Params, path: str, reader: _Reader) -> slicers.QuotaSlice:
+    entries: list[slicers.QuotaEntry] = []
     for entry_path, table, kind in _entry_tables(params, path, "quotas", QUOTA_ENTRY, "a quota entry"):
         require = 0.0
         cap = 100.0
@@ -332,48 +312,48 @@ def _slicer_quota(params: _Params, path: str, reader: _Reader) -> QuotaSlice:
             require = _number(table["require"], _key(entry_path, "require"), minimum=0.0, maximum=100.0)
         if "cap" in table:
             cap = _number(table["cap"], _key(entry_path, "cap"), minimum=0.0, maximum=100.0)
-        entries.append(_construct(entry_path, QuotaEntry, kind, require, cap))
-    quotas = _construct(_key(path, "quotas"), QuotaSet, entries)
+        entries.append(_construct(entry_path, slicers.QuotaEntry, kind, require, cap))
+    quotas = _construct(_key(path, "quotas"), slicers.QuotaSet, entries)
     inner = _inner_slicer(params, path, reader)
-    return _construct(path, QuotaSlice, quotas, inner)
+    return _construct(path, slicers.QuotaSlice, quotas, inner)
 
 
-def _count_entries(params: _Params, path: str) -> list[CountQuotaEntry]:
-    entries: list[CountQuotaEntry] = []
+def _count_entries(params: _Params, path: str) -> list[slicers.CountQuotaEntry]:
+    entries: list[slicers.CountQuotaEntry] = []
     tables = _entry_tables(params, path, "entries", COUNT_QUOTA_ENTRY, "a count quota entry")
     for entry_path, table, kind in tables:
         require = 0
         if "require_count" in table:
             require = _integer(table["require_count"], _key(entry_path, "require_count"), minimum=0)
         cap = _integer(_required(table, entry_path, "cap_count"), _key(entry_path, "cap_count"), minimum=0)
-        entries.append(_construct(entry_path, CountQuotaEntry, kind, require, cap))
+        entries.append(_construct(entry_path, slicers.CountQuotaEntry, kind, require, cap))
     return entries
 
 
-def _scarcity(params: _Params, path: str) -> ScarcityBehavior:
+def _scarcity(params: _Params, path: str) -> slicers.ScarcityBehavior:
     if "scarcity" not in params:
-        return ScarcityBehavior.DEGRADE
+        return slicers.ScarcityBehavior.DEGRADE
     key = _key(path, "scarcity")
     text = _string(params["scarcity"], key)
     try:
-        return ScarcityBehavior(text)
+        return slicers.ScarcityBehavior(text)
     except ValueError:
-        known = ", ".join(_show(member.value) for member in ScarcityBehavior)
+        known = ", ".join(_show(member.value) for member in slicers.ScarcityBehavior)
         raise PolicyFileError(key, f"must be one of {known}, got {_show(text)}") from None
 
 
-def _slicer_count_quota(params: _Params, path: str, reader: _Reader) -> CountQuotaSlice:
+def _slicer_count_quota(params: _Params, path: str, reader: _Reader) -> slicers.CountQuotaSlice:
     entries = _count_entries(params, path)
     inner = _inner_slicer(params, path, reader)
     scarcity = _scarcity(params, path)
     inner_path = _key(path, "inner")
-    return _construct(inner_path, CountQuotaSlice, entries, inner, scarcity)
+    return _construct(inner_path, slicers.CountQuotaSlice, entries, inner, scarcity)
 
 
 def _slicer_count_constrained_knapsack(
     params: _Params, path: str, reader: _Reader
-) -> CountConstrainedKnapsackSlice:
+) -> slicers.CountConstrainedKnapsackSlice:
     entries = _count_entries(params, path)
-    knapsack = KnapsackSlice(_bucket_size(params, path))
+    knapsack = slicers.KnapsackSlice(_bucket_size(params, path))
     scarcity = _scarcity(params, path)
-    return _construct(path, CountConstrainedKnapsackSlice, entries, knapsack, scarcity)
+    return _construct(path, slicers.CountConstrainedKnapsackSlice, entries, knapsack, scarcity)

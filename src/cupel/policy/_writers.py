@@ -6,12 +6,11 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from cupel import scorers, slicers  # packages whose members are imported on first use
 from cupel.errors import CupelTypeError
 from cupel.policy._entries import _PLACERS, _SCORERS, _SLICERS, _Registry
 from cupel.policy.durations import format_duration
 from cupel.protocols import Scorer
-from cupel.scorers import CompositeScorer, ExponentialCurve, KindScorer, StepCurve, WindowCurve
-from cupel.slicers import CountQuotaEntry
 
 
 def _component_table(value: object, registry: _Registry) -> dict[str, Any]:
@@ -55,13 +54,13 @@ def _scorer_entry(scorer: object, weight: float | None) -> dict[str, Any]:
     return {"type": table.pop("type"), "weight": weight, **table}
 
 
-def _scorer_entries(scorer: CompositeScorer) -> list[dict[str, Any]]:
+def _scorer_entries(scorer: scorers.CompositeScorer) -> list[dict[str, Any]]:
     return [_scorer_entry(child, weight) for child, weight in scorer.entries]
 
 
 def _dump_scorers(scorer: Scorer) -> list[dict[str, Any]]:
     """Top-level ``scorers``; a composite of two or more children is written as the list itself."""
-    if type(scorer) is CompositeScorer and len(scorer.entries) >= 2:
+    if type(scorer) is scorers.CompositeScorer and len(scorer.entries) >= 2:
         return _scorer_entries(scorer)
     return [_scorer_entry(scorer, None)]
 
@@ -70,16 +69,16 @@ def _no_params(value: object) -> dict[str, Any]:
     return {}
 
 
-def _dump_kind(scorer: KindScorer) -> dict[str, Any]:
-    if scorer == KindScorer():
+def _dump_kind(scorer: scorers.KindScorer) -> dict[str, Any]:
+    if scorer == scorers.KindScorer():
         return {}
     return {"weights": {str(kind): weight for kind, weight in scorer.weights.items()}}
 
 
-def _dump_curve(curve: ExponentialCurve | StepCurve | WindowCurve) -> dict[str, Any]:
-    if isinstance(curve, ExponentialCurve):
+def _dump_curve(curve: scorers.ExponentialCurve | scorers.StepCurve | scorers.WindowCurve) -> dict[str, Any]:
+    if isinstance(curve, scorers.ExponentialCurve):
         return {"type": "exponential", "half_life": format_duration(curve.half_life)}
-    if isinstance(curve, WindowCurve):
+    if isinstance(curve, scorers.WindowCurve):
         return {"type": "window", "max_age": format_duration(curve.max_age)}
     return {
         "type": "step",
@@ -91,7 +90,7 @@ def _dump_slicer(slicer: object) -> dict[str, Any]:
     return _component_table(slicer, _SLICERS)
 
 
-def _dump_count_entries(entries: Iterable[CountQuotaEntry]) -> list[dict[str, Any]]:
+def _dump_count_entries(entries: Iterable[slicers.CountQuotaEntry]) -> list[dict[str, Any]]:
     return [
         {"kind": str(entry.kind), "require_count": entry.require_count, "cap_count": entry.cap_count}
         for entry in entries

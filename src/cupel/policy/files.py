@@ -21,7 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from cupel import _input
+from cupel import (
+    _input,
+    scorers,  # packages whose members are imported on first use
+)
 from cupel._atomic import write_atomic
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
@@ -48,7 +51,6 @@ from cupel.policy.registry import (
     _Reader,
 )
 from cupel.protocols import Placer, TimeProvider
-from cupel.scorers import SystemTimeProvider
 
 __all__ = [
     "FORMAT_VERSION",
@@ -88,7 +90,7 @@ _CHAT_KEYS = ("strategy", "keep_first_turn", "recent_share", "start_on")
 
 def _check_time_provider(time_provider: object) -> TimeProvider:
     if time_provider is None:
-        return SystemTimeProvider()
+        return scorers.SystemTimeProvider()
     if not callable(getattr(time_provider, "now", None)):
         raise CupelTypeError(f"time_provider must have a now() method, got {time_provider!r}")
     result: TimeProvider = time_provider  # type: ignore[assignment]

@@ -12,16 +12,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
-from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
 from cupel.protocols import Placer, Scorer, Slicer
+
+if TYPE_CHECKING:
+    # Annotations only: building a pipeline from a policy does not load the diagnostics.
+    from cupel.diagnostics.trace import OverflowEvent
 
 __all__ = ["FORMAT_VERSION", "Policy", "policy_to_dict"]
 

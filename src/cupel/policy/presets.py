@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cupel import scorers, slicers  # packages whose members are imported on first use
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
@@ -40,16 +41,6 @@ from cupel.policy._entries import _type_name
 from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.policy import Policy
 from cupel.protocols import Placer, Scorer, Slicer
-from cupel.scorers import (
-    CompositeScorer,
-    FrequencyScorer,
-    KindScorer,
-    PriorityScorer,
-    RecencyScorer,
-    ReflexiveScorer,
-    TagScorer,
-)
-from cupel.slicers import GreedySlice, KnapsackSlice
 
 __all__ = [
     "UnknownPresetError",
@@ -82,10 +73,10 @@ class UnknownPresetError(InvalidConfigurationError, KeyError):
 
 
 def _policy(
-    scorers: list[tuple[Scorer, float]], slicer: Slicer, placer: Placer, chat: ChatSettings | None = None
+    weighted: list[tuple[Scorer, float]], slicer: Slicer, placer: Placer, chat: ChatSettings | None = None
 ) -> Policy:
     return Policy(
-        CompositeScorer(scorers),
+        scorers.CompositeScorer(weighted),
         slicer,
         placer,
         deduplication=True,
@@ -98,16 +89,16 @@ def _policy(
 _AGENT_CHAT = ChatSettings(keep_first_turn=True)
 
 
-def _user_turns() -> TagScorer:
+def _user_turns() -> scorers.TagScorer:
     """Scores chat units that hold a user message 1.0 (chat items are tagged with their roles)."""
-    return TagScorer({"user": 1.0})
+    return scorers.TagScorer({"user": 1.0})
 
 
 def chat() -> Policy:
     """Conversations: recent turns and what the user said (Recency 2 + Tag(user) 2 + Kind 1, Greedy)."""
     return _policy(
-        [(RecencyScorer(), 2.0), (_user_turns(), 2.0), (KindScorer(), 1.0)],
-        GreedySlice(),
+        [(scorers.RecencyScorer(), 2.0), (_user_turns(), 2.0), (scorers.KindScorer(), 1.0)],
+        slicers.GreedySlice(),
         ChronologicalPlacer(),
     )
 
@@ -115,22 +106,26 @@ def chat() -> Policy:
 def code_review() -> Policy:
     """Code review: kind and caller priority, then recency (Kind 2 + Priority 2 + Recency 1)."""
     return _policy(
-        [(KindScorer(), 2.0), (PriorityScorer(), 2.0), (RecencyScorer(), 1.0)],
-        GreedySlice(),
+        [(scorers.KindScorer(), 2.0), (scorers.PriorityScorer(), 2.0), (scorers.RecencyScorer(), 1.0)],
+        slicers.GreedySlice(),
         ChronologicalPlacer(),
     )
 
 
 def rag() -> Policy:
     """Retrieval: the relevance hint decides (Reflexive 3 + Kind 1, Greedy, UShaped)."""
-    return _policy([(ReflexiveScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), UShapedPlacer())
+    return _policy(
+        [(scorers.ReflexiveScorer(), 3.0), (scorers.KindScorer(), 1.0)],
+        slicers.GreedySlice(),
+        UShapedPlacer(),
+    )
 
 
 def document_qa() -> Policy:
     """Document QA: Kind 2 + Reflexive 2 + Priority 1, packed by Knapsack (bucket 25), UShaped."""
     return _policy(
-        [(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
-        KnapsackSlice(bucket_size=25),
+        [(scorers.KindScorer(), 2.0), (scorers.ReflexiveScorer(), 2.0), (scorers.PriorityScorer(), 1.0)],
+        slicers.KnapsackSlice(bucket_size=25),
         UShapedPlacer(),
     )
 
@@ -138,8 +133,8 @@ def document_qa() -> Policy:
 def tool_use() -> Policy:
     """Tool-using agents: Kind 2 + Recency 2 + Priority 1, Greedy, Chronological."""
     return _policy(
-        [(KindScorer(), 2.0), (RecencyScorer(), 2.0), (PriorityScorer(), 1.0)],
-        GreedySlice(),
+        [(scorers.KindScorer(), 2.0), (scorers.RecencyScorer(), 2.0), (scorers.PriorityScorer(), 1.0)],
+        slicers.GreedySlice(),
         ChronologicalPlacer(),
         _AGENT_CHAT,
     )
@@ -148,8 +143,13 @@ def tool_use() -> Policy:
 def long_running() -> Policy:
     """Long sessions: Recency 2 + Tag(user) 2 + Frequency 1 + Kind 1, Greedy, Chronological."""
     return _policy(
-        [(RecencyScorer(), 2.0), (_user_turns(), 2.0), (FrequencyScorer(), 1.0), (KindScorer(), 1.0)],
-        GreedySlice(),
+        [
+            (scorers.RecencyScorer(), 2.0),
+            (_user_turns(), 2.0),
+            (scorers.FrequencyScorer(), 1.0),
+            (scorers.KindScorer(), 1.0),
+        ],
+        slicers.GreedySlice(),
         ChronologicalPlacer(),
         _AGENT_CHAT,
     )
@@ -158,8 +158,8 @@ def long_running() -> Policy:
 def debugging() -> Policy:
     """Debugging: Priority 3 + Kind 2 + Recency 1, Greedy, Chronological."""
     return _policy(
-        [(PriorityScorer(), 3.0), (KindScorer(), 2.0), (RecencyScorer(), 1.0)],
-        GreedySlice(),
+        [(scorers.PriorityScorer(), 3.0), (scorers.KindScorer(), 2.0), (scorers.RecencyScorer(), 1.0)],
+        slicers.GreedySlice(),
         ChronologicalPlacer(),
     )
 

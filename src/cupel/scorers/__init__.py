@@ -1,8 +1,8 @@
 """Scorers: compute a relevance score for each scoreable item (spec: Scorers)."""
 
-from typing import TYPE_CHECKING
-
 from cupel._lazy import lazy_exports
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 
 if TYPE_CHECKING:
     from cupel.scorers._base import (

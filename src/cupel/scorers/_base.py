@@ -11,7 +11,10 @@ from cupel import _numeric
 from cupel._floats import to_float
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
-from cupel.protocols import Scorer
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from cupel.protocols import Scorer
 
 
 class ScorerBase(ABC):

@@ -1,8 +1,8 @@
 """Slicers: choose which scored items fit the budget (spec: Slicers)."""
 
-from typing import TYPE_CHECKING
-
 from cupel._lazy import lazy_exports
+
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 
 if TYPE_CHECKING:
     from cupel.slicers._base import (

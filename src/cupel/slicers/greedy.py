@@ -7,9 +7,12 @@ from collections.abc import Sequence
 
 from cupel import _numeric
 from cupel._score_order import descending_indices
-from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, budget_exceeded
 from cupel.model import ContextBudget, ContextItem, ScoredItem
-from cupel.slicers._base import SliceOutcome
+
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
+if TYPE_CHECKING:
+    from cupel.diagnostics.reasons import ExclusionReason
+    from cupel.slicers._base import SliceOutcome
 
 _MAX_FLOAT = sys.float_info.max
 
@@ -83,6 +86,10 @@ class GreedySlice:
         return greedy_select(order, tokens, scores, budget.target_tokens, skipped), skipped
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
+        # Imported here: only a traced run asks for the reasons, and ``slice`` must not load them.
+        from cupel.diagnostics.reasons import BudgetExceeded, budget_exceeded
+        from cupel.slicers._base import SliceOutcome
+
         target = budget.target_tokens
         if target <= 0:
             return SliceOutcome(
