@@ -9,7 +9,7 @@ positions again. All are immutable values, so sharing them between items and rep
 
 from __future__ import annotations
 
-import threading
+import _thread  # the lock alone: threading itself is not loaded on the command line's path
 from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
@@ -37,7 +37,7 @@ class _Positions:
     """Per message position: its synthetic timestamp, the stamp in microseconds, ``(position,)``."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()
         self.stamps: list[datetime] = []
         self.micros: list[int] = []
         self.singles: list[tuple[int]] = []
