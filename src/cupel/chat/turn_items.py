@@ -25,7 +25,7 @@ from cupel.model import ContextItem, ContextSource, _ReadOnlyMap, epoch_microsec
 
 __all__ = ["POSITIONS_KEPT", "kind_codes", "unit_items"]
 
-POSITIONS_KEPT = 1 << 18  # positions whose stamps are kept (about 30 MB at most)
+POSITIONS_KEPT = 1 << 18  # positions whose stamps are kept (about 40 MB at most)
 
 _items = trusted_batch(ContextItem)
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)

@@ -145,9 +145,11 @@ def _older_reasons(
         turns = len(starts)
         by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
         deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+        size = len(reasons)
         reasons[starts[0] : ends[-1]] = chain.from_iterable(
             map(repeat, by_candidate[:turns], map(sub, ends, starts))
         )
+        assert len(reasons) == size  # consecutive turns: the slice is replaced by as many reasons
         left_out = [c for c in range(turns, len(tokens)) if by_candidate[c] is not None]
         found = list(map(by_candidate.__getitem__, left_out))  # type: ignore[arg-type]
     groups = list(map(outcome.members, left_out))
