@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from itertools import chain, compress, filterfalse, repeat
-from operator import gt, itemgetter, not_, sub
+from operator import itemgetter, not_, sub
 from typing import Any
 
 from cupel._gc_pause import collector_paused
@@ -26,7 +26,7 @@ from cupel.chat.turn_records import TurnOutcome, kept_positions, select_turn_rec
 from cupel.chat.turn_units import TurnRecords, turn_records, unit_item
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.attribution import SliceAttribution
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, budget_exceeded
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget
 from cupel.pipeline import Pipeline
@@ -121,22 +121,12 @@ def _older_reasons(
     selected = set(chosen)
     left_out = list(filterfalse(selected.__contains__, run.order))
     left_tokens = list(map(tokens.__getitem__, left_out))
-    explained = list(map(itemgetter(1), skipped))
     if list(map(itemgetter(0), skipped)) == left_out:  # each left out explained, in order (greedy)
-        available = explained
+        explained: list[int | None] = list(map(itemgetter(1), skipped))
     else:
-        known = dict(skipped)
-        explained = list(map(known.get, left_out))
-        available = list(map(known.get, left_out, repeat(attribution.leftover)))
-    if attribution.displaced_by is None and None not in available and all(map(gt, left_tokens, available)):
-        # Each left out over what was available: BudgetExceeded(tokens, available), which
-        # budget_reasons gives, one shared (immutable) object per distinct pair.
-        made: dict[tuple[int, int], ExclusionReason] = {
-            pair: budget_exceeded(*pair) for pair in set(zip(left_tokens, available, strict=True))
-        }
-        found = list(map(made.__getitem__, zip(left_tokens, available, strict=True)))
-    else:
-        found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
+        explained = list(map(dict(skipped).get, left_out))
+    # Equal reasons come back as one shared object (they are immutable values).
+    found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
     spans = outcome.spans
     if spans is not None:
         # The older turns' units are one run of positions: each takes its turn's reason (None for a
