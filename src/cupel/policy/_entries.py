@@ -10,11 +10,16 @@ import importlib
 import re
 from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from cupel.errors import InvalidConfigurationError
 from cupel.protocols import TimeProvider
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 _Params = Mapping[str, Any]
 

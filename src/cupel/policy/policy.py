@@ -9,9 +9,7 @@ count-quota slicers included.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
@@ -21,6 +19,11 @@ from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
 from cupel.protocols import Placer, Scorer, Slicer
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 if TYPE_CHECKING:
     # Annotations only: building a pipeline from a policy does not load the diagnostics.
@@ -76,6 +79,8 @@ class Policy:
 
     def replace(self, **changes: Any) -> Policy:
         """A copy with ``changes`` applied (validated again); this policy is left as it is."""
+        import dataclasses  # on first use: creating a policy does not import it
+
         return dataclasses.replace(self, **changes)
 
     @classmethod
