@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from cupel import _input
@@ -18,6 +17,12 @@ from cupel.errors import (
 )
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 EXIT_OK = 0
 EXIT_PIPELINE = 1
@@ -225,20 +230,24 @@ def resolve_policy(spec: str, option: str = "--policy") -> tuple[str, Any]:
     from cupel.policy import get_preset, load_policy, preset_names
 
     prefix = f"{option}: " if option else ""
-    path = Path(spec)
-    if path.suffix.lower() in (".toml", ".json") or path.exists():
-        if path.is_dir():
-            raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
-        if not path.is_file():
-            raise CliError(f"{prefix}{spec}: no such file")
-        try:
-            return path.stem, load_policy(path)
-        except OSError as error:
-            raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
-        except CupelError as error:
-            message = str(error)  # a PolicyFileError already names the file
-            named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
-            raise CliError(f"{prefix}{named}") from None
+    # A preset name has no dot: only a name that may be a file needs pathlib and the file system.
+    if "." in spec or os.path.exists(spec):
+        from pathlib import Path
+
+        path = Path(spec)
+        if path.suffix.lower() in (".toml", ".json") or path.exists():
+            if path.is_dir():
+                raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
+            if not path.is_file():
+                raise CliError(f"{prefix}{spec}: no such file")
+            try:
+                return path.stem, load_policy(path)
+            except OSError as error:
+                raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
+            except CupelError as error:
+                message = str(error)  # a PolicyFileError already names the file
+                named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
+                raise CliError(f"{prefix}{named}") from None
     try:
         return spec, get_preset(spec)
     except (CupelError, KeyError):
