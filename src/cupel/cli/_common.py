@@ -227,12 +227,14 @@ def add_tokenizer_argument(parser: argparse.ArgumentParser, *, default: str = "h
 
 def resolve_policy(spec: str, option: str = "--policy") -> tuple[str, Any]:
     """A preset name or a policy file path -> (label, Policy); errors are prefixed with ``option``."""
-    from cupel.policy import get_preset, load_policy, preset_names
+    from cupel.policy.presets import get_preset, preset_names
 
     prefix = f"{option}: " if option else ""
     # A preset name has no dot: only a name that may be a file needs pathlib and the file system.
     if "." in spec or os.path.exists(spec):
         from pathlib import Path
+
+        from cupel.policy.files import load_policy
 
         path = Path(spec)
         if path.suffix.lower() in (".toml", ".json") or path.exists():

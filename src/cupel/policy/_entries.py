@@ -7,7 +7,6 @@ them with the built-in types, :mod:`cupel.policy._readers` and :mod:`cupel.polic
 from __future__ import annotations
 
 import importlib
-import re
 from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -131,8 +130,6 @@ class _Registry:
 _SCORERS = _Registry("scorer")
 _SLICERS = _Registry("slicer")
 _PLACERS = _Registry("placer")
-
-_NAME = re.compile(r"[a-z][a-z0-9_.]*")
 
 
 def _type_name(name: str) -> str:

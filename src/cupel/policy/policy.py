@@ -17,7 +17,6 @@ from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
-from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
 from cupel.protocols import Placer, Scorer, Slicer
 
 if TYPE_CHECKING:
@@ -110,6 +109,9 @@ def policy_to_dict(policy: Policy) -> dict[str, Any]:
     """
     if not isinstance(policy, Policy):
         raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
+    # The registry (and every built-in type's reader and writer) only when a policy is written.
+    from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
+
     document = {
         "version": FORMAT_VERSION,
         "scorers": _dump_scorers(policy.scorer),
