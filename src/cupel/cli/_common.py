@@ -65,6 +65,25 @@ SELECTION_ERRORS: tuple[type[CupelError], ...] = (
 )
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, set up (measuring the terminal, which imports shutil) on first use.
+
+    ``add_argument`` builds a formatter for every argument only to check its metavar, which needs no
+    state; a run that prints no help never measures the terminal. Help text is argparse's own.
+    """
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        self._arguments = (prog, indent_increment, max_help_position, width)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_arguments" or "_root_section" in vars(self):
+            raise AttributeError(name)
+        argparse.HelpFormatter.__init__(self, *self._arguments)
+        return getattr(self, name)
+
+
 class CliError(Exception):
     """A problem with the user's input: printed as one line on stderr, exit status 2."""
 
