@@ -6,6 +6,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+from tests.numeric_paths import always_fast  # noqa: F401  (a fixture shared by the numpy-path tests)
+
 settings.register_profile(
     "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

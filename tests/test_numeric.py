@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,27 +20,10 @@ from cupel import (
 )
 from cupel.scorers._base import rank_scores
 from cupel.slicers.greedy import greedy_select
+from tests.numeric_paths import assert_same_run, pure
 from tests.strategies import budgets, item_lists
 
 numpy = pytest.importorskip("numpy", reason="the numpy fast paths need numpy (pycupel[fast])")
-
-
-@pytest.fixture(scope="module")
-def always_fast() -> Iterator[None]:
-    """Use the numpy paths even for the short lists Hypothesis generates."""
-    saved = _numeric.THRESHOLD
-    _numeric.THRESHOLD = 0
-    yield
-    _numeric.THRESHOLD = saved
-
-
-def pure(function, *args):  # type: ignore[no-untyped-def]
-    saved = _numeric._numpy, _numeric._numpy_checked
-    _numeric._numpy, _numeric._numpy_checked = None, True
-    try:
-        return function(*args)
-    finally:
-        _numeric._numpy, _numeric._numpy_checked = saved
 
 
 keys = st.lists(st.one_of(st.none(), st.integers(-(2**40), 2**40), st.integers(0, 5)), max_size=60)
@@ -102,16 +83,13 @@ PIPELINE = Pipeline(
 def test_pipeline_output_identical_with_and_without_numpy(
     items: list[ContextItem], budget: ContextBudget, always_fast: None
 ) -> None:
-    try:
-        fast = PIPELINE.run(items, budget)
-    except Exception as error:
-        with pytest.raises(type(error)):
-            pure(PIPELINE.run, items, budget)
-        return
-    assert [id(item) for item in fast] == [id(item) for item in pure(PIPELINE.run, items, budget)]
+    assert_same_run(PIPELINE, items, budget)
 
 
-@given(stamps=st.lists(st.integers(-(2**50), 2**50) | st.sampled_from([0, 1, 2]), max_size=50))
-def test_stable_order_matches(stamps: list[int], always_fast: None) -> None:
-    indices = [index for index in range(len(stamps)) if index % 3 != 1]
-    assert _numeric.stable_order(stamps, indices) == sorted(indices, key=stamps.__getitem__)
+@given(stamps=st.lists(st.none() | st.integers(-(2**50), 2**50) | st.sampled_from([0, 1, 2]), max_size=50))
+def test_chronological_order_matches(stamps: list[int | None], always_fast: None) -> None:
+    timestamped = sorted(
+        (index for index, key in enumerate(stamps) if key is not None), key=stamps.__getitem__
+    )
+    untimed = [index for index, key in enumerate(stamps) if key is None]
+    assert _numeric.chronological_order(stamps) == (timestamped + untimed)

@@ -68,8 +68,12 @@ def test_deduplication_survivors_equal_the_plain_loop(pairs: list[tuple[str, flo
     contents = [content for content, _ in pairs]
     scores = [score for _, score in pairs]
     items = [ContextItem(content, 1) for content in contents]
-    survivors, dropped = deduplicate(items, scores)
+    survivors, dropped, winners = deduplicate(items, scores)
     assert survivors == _plain_survivors(contents, scores)
     kept = set(survivors)
-    assert [index for index, _ in dropped] == [index for index in range(len(items)) if index not in kept]
-    assert all(contents[winner] == contents[index] and winner in kept for index, winner in dropped)
+    assert dropped == [index for index in range(len(items)) if index not in kept]
+    assert len(winners) == len(dropped)
+    assert all(
+        contents[winner] == contents[index] and winner in kept
+        for index, winner in zip(dropped, winners, strict=True)
+    )

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 
-from cupel.model import ContextItem, ascii_fold
+from cupel.model import ContextItem, ContextKind, ascii_fold
 
-__all__ = ["folded_kinds"]
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
+__all__ = ["folded_kinds", "per_kind"]
 
 _KIND = attrgetter("kind")
 
@@ -26,3 +32,23 @@ def folded_kinds(items: Iterable[ContextItem]) -> list[str]:
     keys = list(map(id, kinds))
     folded = {key: ascii_fold(kind) for key, kind in dict(zip(keys, kinds, strict=True)).items()}
     return list(map(folded.__getitem__, keys))
+
+
+def per_kind(items: Sequence[ContextItem], value: Callable[[str], T]) -> list[T]:
+    """``value(folded kind)`` for each item, computed once per distinct kind object.
+
+    Kinds are interned, so the usual items share a handful of kind objects: the values are computed
+    for those and each item's is found by the identity of its kind in one fused C-level pass. Kind
+    objects built otherwise are grouped by identity in a second pass.
+    """
+    interned = list(ContextKind._interned.values())  # one C-level copy; other threads may add kinds
+    if len(interned) <= len(items):
+        table = {id(kind): value(ascii_fold(kind)) for kind in interned}
+        try:
+            return list(map(table.__getitem__, map(id, map(_KIND, items))))
+        except KeyError:
+            pass
+    kinds = list(map(_KIND, items))
+    distinct = dict(zip(map(id, kinds), kinds, strict=True))
+    table = {key: value(ascii_fold(kind)) for key, kind in distinct.items()}
+    return list(map(table.__getitem__, map(id, kinds)))

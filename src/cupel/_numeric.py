@@ -2,9 +2,14 @@
 
 Each function here has a plain-Python twin that defines its behaviour; results are identical (tests
 compare the two on random inputs). The pure-Python path runs when numpy is missing, for small lists, and
-for inputs numpy cannot represent exactly (integers beyond int64, NaN scores). Large lists are where it
-pays: Python-object sorts and lookups there are dominated by cache misses, not by the work itself.
-Each function checks the size first, so numpy is imported only once an input reaches ``THRESHOLD``.
+for inputs numpy cannot represent exactly (integers beyond int64 or float64's exact range, NaN scores).
+Large lists are where it pays: Python-object sorts and lookups there are dominated by cache misses, not
+by the work itself. Each function checks the size first, so numpy is imported only once an input
+reaches ``THRESHOLD``.
+
+A list these functions build from an array is a :class:`Column`, which keeps that array: the next step
+of the same run reads the array instead of converting the list back, so each column of a run is
+converted to numpy once.
 """
 
 from __future__ import annotations
@@ -20,8 +25,42 @@ if TYPE_CHECKING:
 #: Lists shorter than this stay in pure Python: below it, converting to arrays costs more than it saves.
 THRESHOLD = 4096
 
+#: Integers up to this magnitude are exact in a float64 (which turns None into NaN on conversion).
+_EXACT_FLOAT = 2**53
+
+#: Rounds of vectorised greedy filling before the rest is walked one candidate at a time.
+_FILL_ROUNDS = 32
+
 _numpy: Any = None
 _numpy_checked = False
+
+
+if TYPE_CHECKING:
+    _List = list[Any]
+else:
+    _List = list  # typing (for Any) is not imported at run time
+
+
+class Column(_List):
+    """A list that carries a numpy array of its values (``array``, once set) for later steps of the run.
+
+    It is an ordinary list to everything else; it pickles as a plain list. The array is set when the
+    list is complete and neither changes afterwards.
+    """
+
+    __slots__ = ("array",)
+
+    array: Any
+
+    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
+        return (list, (list(self),))
+
+
+def column(array: Any, values: Sequence[Any] | None = None) -> Column:
+    """A :class:`Column` of ``array``'s values (``values`` when they are already at hand)."""
+    result = Column(array.tolist() if values is None else values)
+    result.array = array
+    return result
 
 
 def numpy_module() -> Any:
@@ -37,45 +76,85 @@ def numpy_module() -> Any:
     return _numpy
 
 
-def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
-    """numpy twin of :func:`cupel.scorers._base.rank_scores`; None when it cannot be used exactly."""
-    if len(keys) < THRESHOLD:
-        return None
-    np = numpy_module()
-    if np is None:
-        return None
-    complete = None not in keys
+def _large(values: Sequence[Any]) -> Any:
+    """numpy when ``values`` is long enough for it and it is available, else None."""
+    return numpy_module() if len(values) >= THRESHOLD else None
+
+
+def _carried(values: Sequence[Any]) -> Any:
+    """The array a :class:`Column` carries (None for another sequence, or before it has one)."""
+    return getattr(values, "array", None) if type(values) is Column else None
+
+
+def _ints(np: Any, values: Sequence[int]) -> Any:
+    """``values`` as an int64 array (the carried one if any); None when an integer does not fit."""
+    carried = _carried(values)
+    if carried is not None and carried.dtype == np.int64:
+        return carried
+    if type(values) is range:
+        return np.arange(values.start, values.stop, values.step, dtype=np.int64)
     try:
-        values = np.array(keys if complete else [0 if key is None else key for key in keys], dtype=np.int64)
+        return np.fromiter(values, dtype=np.int64, count=len(values))
     except OverflowError:
         return None
-    absent = np.zeros(len(keys), dtype=bool) if complete else np.array([key is None for key in keys])
-    present = np.sort(values[~absent])
-    count = len(present)
+
+
+def _floats(np: Any, values: Sequence[float]) -> Any:
+    """``values`` as a float64 array (the carried one if any)."""
+    carried = _carried(values)
+    if carried is not None and carried.dtype == np.float64:
+        return carried
+    return np.fromiter(values, dtype=np.float64, count=len(values))
+
+
+def _exact_keys(np: Any, keys: Sequence[int | None]) -> Any:
+    """Integer keys as float64 with None as NaN, or None when a key is not exact as a float64."""
+    try:
+        values = np.array(keys, dtype=np.float64)
+    except OverflowError:
+        return None
+    if (np.abs(values) >= _EXACT_FLOAT).any():  # NaN compares false
+        return None
+    return values
+
+
+def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
+    """numpy twin of :func:`cupel.scorers._base.rank_scores`; None when it cannot be used exactly."""
+    np = _large(keys)
+    if np is None:
+        return None
+    values = _exact_keys(np, keys)
+    if values is None:
+        return None
+    absent = np.isnan(values)
+    count = len(values) - int(np.count_nonzero(absent))
     if count <= 1:
         return None
-    # The rank is the number of keyed items with a strictly smaller key.
-    ranks = np.searchsorted(present, values, side="left")
+    # The rank is the number of keyed items with a strictly smaller key (exact: integers below 2**53):
+    # in ascending order (NaN last), the position where a run of equal keys starts.
+    by_key = np.argsort(values)
+    ordered = values[by_key]
+    starts = np.ones(len(values), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    positions = np.arange(len(values))
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[by_key] = np.maximum.accumulate(np.where(starts, positions, 0))
     scores = ranks / (count - 1)
     scores[absent] = 0.0
-    result: list[float] = scores.tolist()
-    return result
+    return column(scores)
 
 
 def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int] | None:
     """``sorted(indices, key=scores.__getitem__, reverse=True)`` (a stable sort), or None."""
-    if len(indices) < THRESHOLD:
-        return None
-    np = numpy_module()
+    np = _large(indices)
     if np is None:
         return None
-    index = np.array(indices, dtype=np.intp)
-    values = _gather(np, scores, np.float64, index)
+    index = _ints(np, indices)
+    values = _floats(np, scores)[index]
     if np.isnan(values).any():
         return None  # Python's ordering of NaN is what the pure path defines
     # A stable ascending sort of the negated scores keeps equal scores in index order.
-    result: list[int] = index[np.argsort(-values, kind="stable")].tolist()
-    return result
+    return column(index[np.argsort(-values, kind="stable")])
 
 
 def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -> list[float] | None:
@@ -83,16 +162,34 @@ def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -
 
     The same two roundings per term as the pure loop (numpy does not fuse multiply and add).
     """
-    if not columns or len(columns[0]) < THRESHOLD:
+    if not columns:
         return None
-    np = numpy_module()
+    np = _large(columns[0])
     if np is None:
         return None
     total = np.zeros(len(columns[0]), dtype=np.float64)
-    for column, weight in zip(columns, weights, strict=True):
-        total = total + np.array(column, dtype=np.float64) * weight
-    result: list[float] = total.tolist()
-    return result
+    for values, weight in zip(columns, weights, strict=True):
+        total = total + _floats(np, values) * weight
+    return column(total)
+
+
+def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]) -> Any:
+    """Candidates by value density descending (ties by position in ``order``) and their token
+    counts, as arrays; None when numpy cannot reproduce the pure ordering exactly."""
+    index = _ints(np, order)
+    counts = _ints(np, tokens)
+    if counts is None:
+        return None
+    counts = counts[index]
+    values = _floats(np, scores)[index]
+    if np.isnan(values).any() or (np.abs(counts) > _EXACT_FLOAT).any():
+        return None
+    zero = counts == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        densities = values / counts
+    densities[zero] = np.finfo(np.float64).max
+    positions = np.argsort(-densities, kind="stable")
+    return index[positions], counts[positions]
 
 
 def greedy_order(
@@ -100,46 +197,154 @@ def greedy_order(
 ) -> tuple[list[int], list[int]] | None:
     """Candidates of ``order`` by value density descending (ties by position in ``order``) and their
     token counts in that order, or None."""
-    if len(order) < THRESHOLD:
-        return None
-    np = numpy_module()
+    np = _large(order)
     if np is None:
         return None
-    index = np.array(order, dtype=np.intp)
-    counts = _gather(np, tokens, np.int64, index)
-    if counts is None:
+    ordered = _density_order(np, order, tokens, scores)
+    if ordered is None:
         return None
-    values = _gather(np, scores, np.float64, index)
-    if np.isnan(values).any() or (np.abs(counts) > 2**53).any():
-        return None
-    zero = counts == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        densities = values / counts
-    densities[zero] = np.finfo(np.float64).max
-    positions = np.argsort(-densities, kind="stable")
-    ordered: list[int] = index[positions].tolist()
-    ordered_tokens: list[int] = counts[positions].tolist()
-    return ordered, ordered_tokens
+    by_density, counts = ordered
+    return by_density.tolist(), counts.tolist()
 
 
-def stable_order(keys: Sequence[int], indices: Sequence[int]) -> list[int] | None:
-    """``sorted(indices, key=keys.__getitem__)`` (a stable sort on integer keys), or None."""
-    if len(indices) < THRESHOLD:
-        return None
-    np = numpy_module()
+def greedy_fill(
+    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
+) -> list[int] | None:
+    """The indices GREEDY-SLICE selects (``greedy_select`` without ``skipped``), or None.
+
+    Whatever fits before the first candidate that does not is one prefix of the density order. After
+    that, the tokens remaining only shrink, so a candidate larger than what remained at a miss can
+    never be taken: each round keeps only the candidates that still fit, takes their fitting prefix,
+    and stops at the next miss.
+    """
+    np = _large(order)
     if np is None:
         return None
-    index = np.array(indices, dtype=np.intp)
-    values = _gather(np, keys, np.int64, index)
+    ordered = _density_order(np, order, tokens, scores)
+    if ordered is None:
+        return None
+    by_density, counts = ordered
+    if len(counts) and (counts.min() < 0 or int(counts.max()) * len(counts) >= 2**62):
+        return None  # negative counts can grow the budget; huge ones could overflow the sums
+    taken = []
+    positions = np.arange(len(counts))
+    remaining = target
+    for _ in range(_FILL_ROUNDS):
+        if not len(positions):
+            break
+        totals = np.cumsum(counts[positions])
+        fitting = int(np.searchsorted(totals, remaining, side="right"))
+        taken.append(positions[:fitting])
+        if fitting:
+            remaining -= int(totals[fitting - 1])
+        rest = positions[fitting + 1 :]
+        positions = rest[counts[rest] <= remaining]
+    else:
+        walked = []
+        for position, count in zip(positions.tolist(), counts[positions].tolist(), strict=True):
+            if count <= remaining:
+                walked.append(position)
+                remaining -= count
+        taken.append(np.array(walked, dtype=np.intp))
+    return column(by_density[np.concatenate(taken)] if taken else np.zeros(0, dtype=np.int64))
+
+
+def int_column(values: list[int]) -> list[int]:
+    """``values`` carrying its int64 array when large (converted once, here); else unchanged."""
+    np = _large(values)
+    if np is None or _carried(values) is not None:
+        return values
+    array = _ints(np, values)
+    if array is None:
+        return values
+    if type(values) is Column:
+        values.array = array  # the caller's own list: no copy
+        return values
+    return column(array, values)
+
+
+def float_column(values: list[float]) -> list[float]:
+    """``values`` carrying its float64 array when large (converted once, here); else unchanged."""
+    np = _large(values)
+    if np is None or _carried(values) is not None:
+        return values
+    return column(_floats(np, values), values)
+
+
+def take(values: Sequence[Any], indices: Sequence[int]) -> list[Any] | None:
+    """``[values[index] for index in indices]`` from the arrays two Columns carry, or None."""
+    array, index = _carried(values), _carried(indices)
+    if array is None or index is None:
+        return None
+    taken: list[Any] = array[index].tolist()
+    return taken
+
+
+def take_sum(values: Sequence[int], indices: Sequence[int]) -> int | None:
+    """``sum(values[index] for index in indices)`` from the arrays two Columns carry, or None."""
+    array, index = _carried(values), _carried(indices)
+    if array is None or index is None:
+        return None
+    picked = array[index]
+    if len(picked) and int(abs(picked).max()) * len(picked) >= 2**62:
+        return None  # the int64 sum could overflow
+    return int(picked.sum())
+
+
+def chronological_order(keys: Sequence[int | None]) -> list[int] | None:
+    """Positions of ``keys`` ascending (a stable sort), the None keys last in input order, or None."""
+    np = _large(keys)
+    if np is None:
+        return None
+    values = _exact_keys(np, keys)
     if values is None:
         return None
-    result: list[int] = index[np.argsort(values, kind="stable")].tolist()
+    # NaN (a None key) sorts after every number; the stable sort keeps input order among equals.
+    result: list[int] = np.argsort(values, kind="stable").tolist()
     return result
 
 
-def _gather(np: Any, values: Sequence[float] | Sequence[int], dtype: Any, index: Any) -> Any:
-    """``values[index]`` as an array of ``dtype``; None when an integer does not fit the dtype."""
-    try:
-        return np.array(values, dtype=dtype)[index]
-    except OverflowError:
+def duplicates(
+    contents: Sequence[str], scores: Sequence[float]
+) -> tuple[list[int], list[int], list[int]] | None:
+    """numpy twin of :func:`cupel._prepared.deduplicate` on the items' contents, or None.
+
+    Contents are grouped by their string hash; a group's winner is its highest score, then its lowest
+    index. None (the pure path decides) when a score among repeated contents is NaN or two different
+    contents share a hash.
+    """
+    np = _large(contents)
+    if np is None:
         return None
+    count = len(contents)
+    hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=count)
+    by_hash = np.argsort(hashes, kind="stable")
+    ordered = hashes[by_hash]
+    equal = ordered[1:] == ordered[:-1]
+    if not equal.any():
+        return column(np.arange(count), list(range(count))), [], []
+    shared = np.zeros(count, dtype=bool)
+    shared[1:] |= equal
+    shared[:-1] |= equal
+    members = by_hash[shared]
+    groups = ordered[shared]
+    values = _floats(np, scores)[members]
+    if np.isnan(values).any():
+        return None  # Python's comparisons with NaN decide the winner
+    # Per group: highest score first, then lowest index; the first of each group wins.
+    ranked = np.lexsort((members, -values, groups))
+    members = members[ranked]
+    groups = groups[ranked]
+    first = np.ones(len(members), dtype=bool)
+    first[1:] = groups[1:] != groups[:-1]
+    winners = members[np.maximum.accumulate(np.where(first, np.arange(len(members)), 0))]
+    at = contents.__getitem__
+    if not all(map(str.__eq__, map(at, members.tolist()), map(at, winners.tolist()))):
+        return None  # a hash collision between different contents
+    losers = members[~first]
+    by_index = np.argsort(losers)
+    keep = np.ones(count, dtype=bool)
+    keep[losers] = False
+    dropped: list[int] = losers[by_index].tolist()
+    kept_by: list[int] = winners[~first][by_index].tolist()
+    return column(np.flatnonzero(keep)), dropped, kept_by

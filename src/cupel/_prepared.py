@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import attrgetter, gt, not_
 
+from cupel import _numeric
 from cupel.errors import CupelTypeError, PinnedItemsExceedBudgetError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 
 __all__ = ["Prepared", "check_pinned_budget", "checked_items", "deduplicate"]
 
 _CONTENT = attrgetter("content")
+_PINNED = attrgetter("pinned")
 
 
 class Prepared:
@@ -43,7 +45,8 @@ class Prepared:
         self.scores = scores
         self.order = order
         self._sorted_scored: list[ScoredItem] | None = None
-        self._tokens = tokens
+        # Large token lists are converted to numpy here, once, for the slicer and the token sum.
+        self._tokens = tokens if tokens is None else _numeric.int_column(tokens)
 
     @property
     def sorted_scored(self) -> list[ScoredItem]:
@@ -60,6 +63,34 @@ class Prepared:
         if self._tokens is None:
             self._tokens = [item.tokens for item in self.scoreable]
         return self._tokens
+
+
+#: Up to this many pinned items are deleted from copies of the lists rather than filtered out.
+_FEW_PINNED = 16
+
+
+def split_pinned(
+    items: Sequence[ContextItem], counts: list[int]
+) -> tuple[list[ContextItem], int, list[ContextItem]]:
+    """Classify without negative token counts: the pinned items, their tokens, and the rest.
+
+    ``counts`` (the items' token counts, a list of the caller's) is left holding the rest's counts.
+    """
+    flags = list(map(_PINNED, items))
+    if not any(flags):
+        return [], 0, list(items)
+    positions = list(compress(range(len(flags)), flags))
+    pinned = list(map(items.__getitem__, positions))
+    pinned_tokens = sum(map(counts.__getitem__, positions))
+    if len(positions) <= _FEW_PINNED:
+        scoreable = list(items)
+        for position in reversed(positions):
+            del scoreable[position]
+            del counts[position]
+        return pinned, pinned_tokens, scoreable
+    unpinned = list(map(not_, flags))
+    counts[:] = compress(counts, unpinned)
+    return pinned, pinned_tokens, list(compress(items, unpinned))
 
 
 def check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:
@@ -90,27 +121,35 @@ def checked_items(items: object) -> Sequence[ContextItem]:
     return checked  # type: ignore[return-value]  # every element was checked above
 
 
-def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list[int], list[tuple[int, int]]]:
+def deduplicate(scoreable: list[ContextItem], scores: list[float]) -> tuple[list[int], list[int], list[int]]:
     """Stage 3: the survivors, ascending (per byte-exact content the highest score, then the lowest
-    index), and each dropped index with the index that won, in index order.
+    index); the dropped indices, ascending; and for each of those the index that won.
 
-    Contents that occur once are found by C-level counting passes; only repeated ones are compared
-    in Python.
+    Parallel lists rather than pairs: no small object per duplicate, so a large run allocates
+    nothing that would set off the cyclic garbage collector.
+
+    Contents that occur once are found by a C-level count and only repeated ones are compared in
+    Python; large lists are grouped by string hash with numpy (:func:`cupel._numeric.duplicates`).
     """
     contents = list(map(_CONTENT, scoreable))
+    fast = _numeric.duplicates(contents, scores)
+    if fast is not None:
+        return fast
     count = len(contents)
     occurrences = Counter(contents)
     if len(occurrences) == count:
-        return list(range(count)), []
-    dropped = list(map(gt, map(occurrences.__getitem__, contents), repeat(1)))
-    repeated = list(compress(range(count), dropped))
+        return list(range(count)), [], []
+    repeated = list(compress(range(count), map(gt, map(occurrences.__getitem__, contents), repeat(1))))
     best: dict[str, int] = {}
     for index in repeated:
         content = contents[index]
         kept = best.get(content)
         if kept is None or scores[index] > scores[kept]:
             best[content] = index
-    for index in best.values():
-        dropped[index] = False
-    losers = [(index, best[contents[index]]) for index in repeated if dropped[index]]
-    return list(compress(range(count), map(not_, dropped))), losers
+    winners = set(best.values())
+    dropped = [index for index in repeated if index not in winners]
+    kept_by = list(map(best.__getitem__, map(contents.__getitem__, dropped)))
+    flags = [True] * count
+    for index in dropped:
+        flags[index] = False
+    return list(compress(range(count), flags)), dropped, kept_by

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import compress, filterfalse
+from operator import attrgetter, not_, or_
 from typing import Any
 
+from cupel import _numeric
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event, item_events
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.reasons import Deduplicated, ExclusionReason, InclusionReason
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     PipelineStage,
@@ -19,6 +22,7 @@ from cupel.diagnostics.trace import (
     TraceEvent,
 )
 from cupel.model import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers.greedy import GreedySlice
 
 __all__ = ["Tracer"]
 
@@ -27,6 +31,10 @@ _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionRea
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
+# printf-style: the same text as the f-strings' ``:.6g`` (a test checks), formatted faster.
+_SCORED_MESSAGE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g".__mod__
+_PINNED_OF = attrgetter("pinned")
+_TOKENS_OF = attrgetter("tokens")
 
 
 class Tracer:
@@ -106,41 +114,75 @@ class Tracer:
 
     def included_all(self, placed: list[ContextItem], items: list[ContextItem], scores: list[float]) -> None:
         """Report every placed item, in placed order, with its score and inclusion reason."""
-        score_by_id = {id(item): score for item, score in zip(items, scores, strict=True)}
-        placed_scores = [score_by_id[id(item)] for item in placed]
-        reasons = [
-            _PINNED if item.pinned else _ZERO_TOKEN if item.tokens == 0 else _SCORED for item in placed
-        ]
+        score_by_id = dict(zip(map(id, items), scores, strict=True))
+        placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
+        del score_by_id  # freed before the records are built: a lower peak
+        count = len(placed)
+        reasons = [_SCORED] * count
+        # Pinned and zero-token items are few: found by C-level passes, then set one by one.
+        special = list(
+            compress(range(count), map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
+        )
+        for position in special:
+            reasons[position] = _PINNED if placed[position].pinned else _ZERO_TOKEN
         if not self.plain:
             for item, score, reason in zip(placed, placed_scores, reasons, strict=True):
                 self.included(item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            place = PipelineStage.PLACE
-            prefix = _INCLUDED_PREFIX
-            messages = [
-                f"{prefix[reason]}{score:.6g}" for score, reason in zip(placed_scores, reasons, strict=True)
-            ]
-            collector.events.extend(item_events(place, messages))
-        collector._included.extend(collector._entries[2](len(placed), placed, placed_scores, reasons))
+            messages = list(map(_SCORED_MESSAGE, placed_scores))
+            for position in special:
+                messages[position] = f"{_INCLUDED_PREFIX[reasons[position]]}{placed_scores[position]:.6g}"
+            collector.events.extend(item_events(PipelineStage.PLACE, messages))
+        collector._included.extend(collector._entries[2](count, placed, placed_scores, reasons))
 
     def excluded_all(
         self,
         stage: PipelineStage,
         items: list[ContextItem],
         scores: list[float],
-        reasons: list[ExclusionReason],
+        distinct: list[ExclusionReason],
+        slots: list[int],
     ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order."""
+        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` was left out for
+        ``distinct[slots[n]]``.
+
+        A reason shared by several exclusions is one object, described once, and their item events
+        are one shared (immutable) event.
+        """
+        reasons = list(map(distinct.__getitem__, slots))
         if not self.plain:
             for item, score, reason in zip(items, scores, reasons, strict=True):
                 self.excluded(stage, item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            collector.events.extend(item_events(stage, [reason.describe() for reason in reasons]))
+            events = item_events(stage, [reason.describe() for reason in distinct])
+            collector.events.extend(map(events.__getitem__, slots))
         collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
+        collector._excluded_scores.extend(scores)
+
+    def deduplicated(
+        self, scoreable: list[ContextItem], scores: list[float], dropped: list[int], kept_by: list[int]
+    ) -> None:
+        """Stage 3: report each dropped index with the index whose content won, in the given order."""
+        distinct: list[ExclusionReason] = []
+        slot_of: dict[int, int] = {}  # one reason per winner
+        slots: list[int] = []
+        for kept in kept_by:
+            slot = slot_of.get(kept)
+            if slot is None:
+                slot = slot_of[kept] = len(distinct)
+                distinct.append(Deduplicated(scoreable[kept].content))
+            slots.append(slot)
+        self.excluded_all(
+            PipelineStage.DEDUPLICATE,
+            list(map(scoreable.__getitem__, dropped)),
+            list(map(scores.__getitem__, dropped)),
+            distinct,
+            slots,
+        )
 
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
@@ -157,7 +199,13 @@ class Tracer:
         scoreable = prepared.scoreable
         scores = prepared.scores
         tokens = prepared.tokens
-        chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
+        fast = None
+        if type(slicer) is GreedySlice and effective.target_tokens > 0:
+            fast = _greedy_left_out(order, tokens, scores, effective.target_tokens)
+        if fast is None:
+            chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
+        else:
+            chosen, skipped = fast[0], []
         sliced = list(map(scoreable.__getitem__, chosen))
         sliced_scores = list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
@@ -169,15 +217,19 @@ class Tracer:
                 sliced_scores,
                 type(slicer).__name__,
             )
-            selected = set(chosen)
-            left_out = [index for index in order if index not in selected]
+            left_out: list[int]
+            available: list[int | None]
+            if fast is None:
+                left_out = list(filterfalse(set(chosen).__contains__, order))
+                # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
+                available = list(map(dict(skipped).get, left_out))
+                left_tokens = list(map(tokens.__getitem__, left_out))
+            else:
+                _, left_out, available, left_tokens = fast
             left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = list(map(scores.__getitem__, left_out))
-            # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
-            available = list(map(dict(skipped).get, left_out))
-            left_tokens = list(map(tokens.__getitem__, left_out))
-            reasons = attribution.budget_reasons(left_tokens, left_scores, available)
-            self.excluded_all(PipelineStage.SLICE, left_items, left_scores, reasons)
+            distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
+            self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
 
@@ -198,3 +250,30 @@ class Tracer:
                 continue
             reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
             self.excluded(PipelineStage.SLICE, item, entry.score, reason)
+
+
+def _greedy_left_out(
+    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
+) -> tuple[list[int], list[int], list[int | None], list[int]] | None:
+    """GreedySlice's selection for a positive ``target`` and what it left out, from numpy arrays; None
+    where numpy is not used (small or inexact inputs).
+
+    Returns the selected indices (as ``slice_indices_detailed``), the left-out indices in ``order``'s
+    order, the tokens remaining when each was passed over, and their token counts: in the greedy walk,
+    what remains at a candidate is the target less the tokens of the selected candidates before it in
+    density order, one cumulative sum.
+    """
+    chosen = _numeric.greedy_fill(order, tokens, scores, target)
+    if chosen is None:
+        return None
+    np = _numeric.numpy_module()
+    by_density, counts = _numeric._density_order(np, order, tokens, scores)  # exact when fill was
+    taken = np.zeros(len(tokens), dtype=bool)
+    taken[_numeric._ints(np, chosen)] = True
+    # Read only at left-out candidates, where the running total does not include the candidate itself.
+    available = np.zeros(len(tokens), dtype=np.int64)
+    available[by_density] = target - np.cumsum(np.where(taken[by_density], counts, 0))
+    indices = _numeric._ints(np, order)
+    left = indices[~taken[indices]]
+    counts_by_index = _numeric._ints(np, tokens)
+    return chosen, left.tolist(), available[left].tolist(), counts_by_index[left].tolist()

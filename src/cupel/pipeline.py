@@ -15,7 +15,7 @@ from operator import attrgetter
 from cupel import _numeric
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
-from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate
+from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate, split_pinned
 from cupel._score_order import descending_indices, sort_by_score
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.errors import (
@@ -44,7 +44,6 @@ __all__ = ["Pipeline", "compute_effective_budget"]
 
 PINNED_SCORE = 1.0
 _TOKENS = attrgetter("tokens")
-_PINNED = attrgetter("pinned")
 
 
 def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> ContextBudget:
@@ -205,14 +204,16 @@ class Pipeline:
         The pinned-budget check of Classify runs here when a budget is given.
         """
         if tracer is not None:
-            from cupel.diagnostics.reasons import Deduplicated, NegativeTokens
+            from cupel.diagnostics.reasons import NegativeTokens
         # Stage 1: Classify. The negative-token check comes before the pinned check.
         pinned: list[ContextItem] = []
         scoreable: list[ContextItem] = []
         pinned_tokens = 0
-        tokens: list[int] | None = list(map(_TOKENS, items))
-        if (not tokens or min(tokens) >= 0) and not any(map(_PINNED, items)):
-            scoreable = list(items)  # the common case, decided by C-level passes
+        counts = _numeric.Column(map(_TOKENS, items))  # a list; numpy may attach its array later
+        tokens: list[int] | None = counts
+        if not counts or min(counts) >= 0:
+            # The common case (no negative counts), decided and split by C-level passes.
+            pinned, pinned_tokens, scoreable = split_pinned(items, counts)
         else:
             tokens = None
             for item in items:
@@ -230,17 +231,15 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scores = score_items(self.scorer, scoreable) if scoreable else []
+        scores = _numeric.float_column(score_items(self.scorer, scoreable)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 
         # Stage 3: Deduplicate (byte-exact content; highest score wins, then lowest index).
         if self.deduplication and scoreable:
-            survivors, dropped = deduplicate(scoreable, scores)
-            if tracer is not None:
-                for index, kept in dropped:
-                    reason = Deduplicated(scoreable[kept].content)
-                    tracer.excluded(tracer.stages.DEDUPLICATE, scoreable[index], scores[index], reason)
+            survivors, dropped, kept_by = deduplicate(scoreable, scores)
+            if tracer is not None and dropped:
+                tracer.deduplicated(scoreable, scores, dropped, kept_by)
         else:
             survivors = list(range(len(scoreable)))
         if tracer is not None:
@@ -254,19 +253,24 @@ class Pipeline:
 
     def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
         """Stages 5-6 (Slice, Place) for one budget."""
-        pinned = prepared.pinned
+        pinned, pinned_tokens = prepared.pinned, prepared.pinned_tokens
 
         # Stage 5: Slice against the effective budget.
-        effective = compute_effective_budget(budget, prepared.pinned_tokens)
+        effective = compute_effective_budget(budget, pinned_tokens)
         slice_indices = getattr(self.slicer, "slice_indices", None) if tracer is None else None
+        sliced_tokens: int | None = None
+        items: list[ContextItem] | None = None  # pinned + sliced, when built in one pass
         if slice_indices is not None:
             # An untraced slicer that works on index lists never needs the scored list built: far
             # fewer objects touched on large inputs (GreedySlice.slice runs the same function).
             scoreable = prepared.scoreable
             scores = prepared.scores
-            chosen = slice_indices(prepared.order, prepared.tokens, scores, effective)
-            sliced = list(map(scoreable.__getitem__, chosen))
-            sliced_scores = list(map(scores.__getitem__, chosen))
+            tokens = prepared.tokens
+            chosen = slice_indices(prepared.order, tokens, scores, effective)
+            items = [*pinned, *map(scoreable.__getitem__, chosen)]
+            # From numpy arrays when the run made them (no pass over the selected objects).
+            sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
+            sliced_tokens = _numeric.take_sum(tokens, chosen)
         elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
             # On index lists too: deduplicated candidates are distinct instances (see _slice).
             unpinned_target = compute_effective_budget(budget, 0).target_tokens
@@ -275,9 +279,10 @@ class Pipeline:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
         # Stage 6: Place. Pinned items first with score 1.0, then the sliced items.
-        items = pinned + sliced
+        if items is None:
+            items = pinned + sliced
         item_scores = [PINNED_SCORE] * len(pinned) + sliced_scores
-        merged_tokens = sum(map(_TOKENS, items))
+        merged_tokens = sum(map(_TOKENS, items)) if sliced_tokens is None else pinned_tokens + sliced_tokens
         entering_place = len(items)
         if merged_tokens > budget.target_tokens:
             merged = [ScoredItem(item, score) for item, score in zip(items, item_scores, strict=True)]

@@ -26,9 +26,17 @@ from cupel import (
 )
 from cupel._gc_pause import collector_paused
 from cupel._score_order import nan_last, sort_by_score
+from cupel._tracer import _SCORED_MESSAGE
 from cupel._trusted import trusted_batch
+from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
-from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason, budget_exceeded
+from cupel.diagnostics.reasons import (
+    BudgetExceeded,
+    ExclusionReason,
+    InclusionReason,
+    ScoredTooLow,
+    budget_exceeded,
+)
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
 from cupel.slicers._base import SliceOutcome
@@ -57,11 +65,10 @@ def _without_timings(report: SelectionReport) -> SelectionReport:
     return replace(report, events=events)
 
 
-@settings(max_examples=120, deadline=None)
-@given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES[:3]))
-def test_index_list_explanations_equal_the_identity_based_ones(
-    items: list[ContextItem], budget: ContextBudget, sample: Pipeline
+def assert_explained_as_by_identity(
+    sample: Pipeline, items: list[ContextItem], budget: ContextBudget
 ) -> None:
+    """``sample`` (a GreedySlice pipeline) reports what the identity-based general path reports."""
     general = Pipeline(
         sample.scorer,
         _ScoredListGreedy(),
@@ -78,6 +85,14 @@ def test_index_list_explanations_equal_the_identity_based_ones(
     actual = sample.dry_run(items, budget)
     assert _without_timings(actual).to_json() == _without_timings(expected).to_json()
     assert [entry.item for entry in actual.excluded] == [entry.item for entry in expected.excluded]
+
+
+@settings(max_examples=120, deadline=None)
+@given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES[:3]))
+def test_index_list_explanations_equal_the_identity_based_ones(
+    items: list[ContextItem], budget: ContextBudget, sample: Pipeline
+) -> None:
+    assert_explained_as_by_identity(sample, items, budget)
 
 
 @given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=-(10**6), max_value=10**6))
@@ -199,3 +214,102 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     items = [ContextItem(content=message or "x", tokens=1) for message in messages]
     entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
     assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]
+
+
+_SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
+
+
+def _check_budget_reasons(
+    attribution: SliceAttribution, tokens: list[int], scores: list[float], available: list[int | None]
+) -> None:
+    distinct, slots = attribution.shared_budget_reasons(tokens, scores, available)
+    assert attribution.budget_reasons(tokens, scores, available) == [distinct[slot] for slot in slots]
+    expected = [
+        attribution.tokens_reason(count, score, None if left is None else BudgetExceeded(count, left))
+        for count, score, left in zip(tokens, scores, available, strict=True)
+    ]
+    actual = [distinct[slot] for slot in slots]
+    assert [reason.to_dict() for reason in actual] == [reason.to_dict() for reason in expected]
+    assert [type(reason) for reason in actual] == [type(reason) for reason in expected]
+    # Equal reasons share one object (ScoredTooLow names each item's own score: one per item).
+    assert sorted(set(slots)) == list(range(len(distinct)))
+    shared = [reason for reason in distinct if not isinstance(reason, ScoredTooLow)]
+    assert len({reason.to_json() for reason in shared}) == len(shared)
+
+
+_ATTRIBUTIONS = st.builds(
+    SliceAttribution,
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.none() | st.just("the pinned item"),
+    st.integers(0, 60),
+    st.none() | _SCORES,
+    st.just("GreedySlice"),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _ATTRIBUTIONS,
+    st.lists(st.tuples(st.integers(0, 60), _SCORES, st.none() | st.integers(-5, 60)), max_size=40),
+)
+def test_batch_budget_reasons_equal_the_reasons_one_by_one(
+    attribution: SliceAttribution, rows: list[tuple[int, float, int | None]]
+) -> None:
+    tokens = [row[0] for row in rows]
+    _check_budget_reasons(attribution, tokens, [row[1] for row in rows], [row[2] for row in rows])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ATTRIBUTIONS, st.lists(st.tuples(st.integers(0, 60), _SCORES, st.integers(1, 8)), max_size=40))
+def test_batch_budget_reasons_when_every_item_exceeded_what_was_left(
+    attribution: SliceAttribution, rows: list[tuple[int, float, int]]
+) -> None:
+    tokens = [row[0] for row in rows]
+    available: list[int | None] = [count - short for count, _, short in rows]
+    _check_budget_reasons(attribution, tokens, [row[1] for row in rows], available)
+
+
+def test_exclusions_for_one_reason_share_one_reason_and_one_event() -> None:
+    # Every candidate is 30 tokens against a target of 100: three fit, the rest exceed what is left.
+    items = [ContextItem(f"item {index}", 30, priority=index) for index in range(50)]
+    report = Pipeline(SAMPLE_PIPELINES[0].scorer, GreedySlice(), SAMPLE_PIPELINES[0].placer).dry_run(
+        items, ContextBudget(100, 100)
+    )
+    reasons = [entry.reason for entry in report.excluded]
+    assert len(reasons) == 47 and all(reason == BudgetExceeded(30, 10) for reason in reasons)
+    assert len({id(reason) for reason in reasons}) == 1
+    slice_events = [event for event in report.events if event.stage == "Slice" and event.item_count == 1]
+    assert len(slice_events) == 47 and len({id(event) for event in slice_events}) == 1
+    assert SelectionReport.from_json(report.to_json()).to_json() == report.to_json()
+
+
+def test_records_left_by_a_run_wait_in_the_oldest_generation() -> None:
+    gc.collect()
+    report = SAMPLE_PIPELINES[0].dry_run(_sample_items(2000), ContextBudget(30000, 20000))
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    # Moved without a walk: the young generation's count starts again from (nearly) zero.
+    assert gc.get_count()[0] < 100
+    assert report.excluded and gc.collect() == 0
+
+
+def test_a_frozen_permanent_generation_is_left_alone() -> None:
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        SAMPLE_PIPELINES[0].dry_run(_sample_items(500), ContextBudget(5000, 4000))
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+@given(st.floats() | st.integers(-(10**20), 10**20))
+def test_the_batch_inclusion_message_equals_the_single_one(score: float) -> None:
+    assert _SCORED_MESSAGE(score) == f"{InclusionReason.SCORED.value}: score={score:.6g}"
+
+
+@given(st.integers(min_value=0), st.integers())
+def test_budget_exceeded_describes_itself_as_every_reason_does(tokens: int, available: int) -> None:
+    reason = BudgetExceeded(tokens, available)
+    assert reason.describe() == ExclusionReason.describe(reason) == f"{reason.name}: {reason.details()}"

@@ -67,3 +67,14 @@ def test_score_all_matches_per_item_score(items: list[ContextItem], index: int) 
 def test_frequency_inverted_index_matches_definition_on_larger_lists(items: list[ContextItem]) -> None:
     scorer = FrequencyScorer()
     assert scorer.score_all(items) == [scorer.score(item, items) for item in items]
+
+
+@given(items=item_lists(max_size=30), data=st.data())
+def test_frequency_whole_list_matches_definition_with_repeated_instances(
+    items: list[ContextItem], data: st.DataObject
+) -> None:
+    # The same instance at several positions skips each of its copies (identity), per tag set.
+    if items:
+        items = items + data.draw(st.lists(st.sampled_from(items), max_size=10))
+    scorer = FrequencyScorer()
+    assert scorer.score_all(items) == [scorer.score(item, items) for item in items]

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import count
+from operator import attrgetter, gt
 
-from cupel._score_order import nan_last
+from cupel._score_order import has_nan, nan_last
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
     ExclusionReason,
@@ -25,10 +27,16 @@ from cupel.diagnostics.reasons import (
     PinnedOverride,
     ScoredTooLow,
     budget_exceeded,
+    budget_exceeded_batch,
 )
 from cupel.model import ContextItem
 
 __all__ = ["SliceAttribution", "truncation_reason"]
+
+# Keys of the shared reasons in SliceAttribution.budget_reasons besides (tokens, available) pairs.
+_OVERRIDE = object()
+_FILTERED = object()
+_TOKENS = attrgetter("tokens")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +69,7 @@ class SliceAttribution:
             effective_target,
             unpinned_target,
             displaced_by,
-            sum(item.tokens for item in selected),
+            sum(map(_TOKENS, selected)),
             selected_scores,
             slicer_name,
         )
@@ -78,7 +86,8 @@ class SliceAttribution:
     ) -> SliceAttribution:
         """:meth:`build` from the selection's total tokens and scores (no item needed)."""
         leftover = max(0, effective_target - selected_tokens)
-        lowest = min((nan_last(score) for score in selected_scores), default=None)
+        keys = map(nan_last, selected_scores) if has_nan(selected_scores) else selected_scores
+        lowest = min(keys, default=None)
         return cls(effective_target, unpinned_target, displaced_by, leftover, lowest, slicer_name)
 
     def reason(self, item: ContextItem, score: float, explained: ExclusionReason | None) -> ExclusionReason:
@@ -103,21 +112,70 @@ class SliceAttribution:
         self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
     ) -> list[ExclusionReason]:
         """:meth:`reason` for each item the slicer explained as ``BudgetExceeded(tokens, available)``
-        (``None``: not explained), in order; the batch form for large runs without pinned items."""
-        if self.displaced_by is not None:
-            return [
-                self.tokens_reason(tokens, score, None if left is None else budget_exceeded(tokens, left))
-                for tokens, score, left in zip(item_tokens, scores, available, strict=True)
-            ]
+        (``None``: not explained), in order; the batch form for large runs (equal reasons are one
+        shared object, see :meth:`shared_budget_reasons`)."""
+        distinct, slots = self.shared_budget_reasons(item_tokens, scores, available)
+        return list(map(distinct.__getitem__, slots))
+
+    def shared_budget_reasons(
+        self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
+    ) -> tuple[list[ExclusionReason], list[int]]:
+        """:meth:`budget_reasons` as the distinct reasons and, per item, the position of its reason
+        among them: equal reasons are one shared object (reasons are immutable values), as a large
+        run repeats a few thousand ``(tokens, available)`` pairs over tens of thousands of exclusions.
+        """
+        # tokens_reason, unrolled: PinnedOverride exactly when low < tokens <= high (never without a
+        # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was
+        # left, unless the item fitted.
+        displaced_by = self.displaced_by
+        low = self.effective_target if self.effective_target > 0 else -1
+        high = self.unpinned_target if displaced_by is not None and self.unpinned_target > 0 else -1
+        if (
+            item_tokens
+            and None not in available
+            and (high < 0 or max(item_tokens) <= low or min(item_tokens) > high)
+            and all(map(gt, item_tokens, available))  # type: ignore[arg-type]  # no None, checked
+        ):
+            # The common case, decided by C-level passes: every item exceeded what was left.
+            keys = list(zip(item_tokens, available, strict=True))
+            first = dict.fromkeys(keys)  # the distinct pairs, in order of first occurrence
+            position = dict(zip(first, count()))
+            distinct_tokens, distinct_available = zip(*first, strict=True)
+            shared: list[ExclusionReason] = []
+            shared.extend(budget_exceeded_batch(len(first), distinct_tokens, distinct_available))
+            return shared, list(map(position.__getitem__, keys))
         leftover = self.leftover
-        unexplained = self.unexplained
-        reasons: list[ExclusionReason] = []
-        append = reasons.append
+        lowest = self.lowest_selected
+        distinct: list[ExclusionReason] = []
+        slots: list[int] = []
+        append = slots.append
+        slot_of: dict[object, int] = {}
         for tokens, score, left in zip(item_tokens, scores, available, strict=True):
-            if left is None:
-                left = leftover
-            append(unexplained(score) if tokens <= left else budget_exceeded(tokens, left))
-        return reasons
+            key: object
+            if low < tokens <= high:
+                key = _OVERRIDE
+            else:
+                if left is None:
+                    left = leftover
+                if tokens > left:
+                    key = (tokens, left)
+                elif lowest is not None and nan_last(score) < lowest:
+                    append(len(distinct))  # one per item: it names the item's own score
+                    distinct.append(ScoredTooLow(score, lowest))
+                    continue
+                else:
+                    key = _FILTERED
+            slot = slot_of.get(key)
+            if slot is None:
+                slot = slot_of[key] = len(distinct)
+                if key is _OVERRIDE:
+                    distinct.append(PinnedOverride(displaced_by))  # type: ignore[arg-type]
+                elif key is _FILTERED:
+                    distinct.append(Filtered(self.slicer_name))
+                else:
+                    distinct.append(budget_exceeded(tokens, left))
+            append(slot)
+        return distinct, slots
 
     def unexplained(self, score: float) -> ExclusionReason:
         """An item that fitted but was not chosen, without a reason from the slicer."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from cupel._trusted import trusted_constructor
+from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 __all__ = [
@@ -112,9 +112,15 @@ class BudgetExceeded(ExclusionReason):
     def details(self) -> str:
         return f"{self.item_tokens} tokens requested, {self.available_tokens} available"
 
+    def describe(self) -> str:
+        # The inherited text, in one step: a large run describes thousands of these.
+        return f"BudgetExceeded: {self.item_tokens} tokens requested, {self.available_tokens} available"
+
 
 #: ``BudgetExceeded(item_tokens, available_tokens)`` for ints the caller took from checked items.
 budget_exceeded = trusted_constructor(BudgetExceeded)
+#: ``[BudgetExceeded(t, a) for t, a in zip(item_tokens, available_tokens)]`` for ``count`` such pairs.
+budget_exceeded_batch = trusted_batch(BudgetExceeded)
 
 
 @dataclass(frozen=True, slots=True)

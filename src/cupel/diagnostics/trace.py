@@ -8,7 +8,7 @@ from enum import IntEnum
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from cupel._score_order import sort_by_score
+from cupel._score_order import descending_indices
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
@@ -121,7 +121,7 @@ class NullTraceCollector:
         return "NullTraceCollector()"
 
 
-_SCORE = attrgetter("score")
+_TOKENS = attrgetter("tokens")
 
 
 @functools.cache
@@ -163,10 +163,14 @@ class DiagnosticTraceCollector:
         self.on_event = on_event
         self.events: list[TraceEvent] = []
         self.overflow: OverflowEvent | None = None
-        self._candidates: tuple[ContextItem, ...] = ()
+        # What the report says about the candidates: their count and total tokens, kept instead of
+        # a copy of the candidate list.
+        self._total_candidates = 0
+        self._total_tokens = 0
         # Report entries are built as decisions arrive (no intermediate records per item).
         self._included: list[IncludedItem] = []
         self._excluded: list[ExcludedItem] = []
+        self._excluded_scores: list[float] = []  # their scores, the report's sort keys
         self._entries = _entry_constructors()
         self._shortfalls: list[CountRequirementShortfall] = []
         self._callback_failed = False
@@ -203,7 +207,8 @@ class DiagnosticTraceCollector:
                 )
 
     def on_run_start(self, items: Sequence[ContextItem], budget: ContextBudget) -> None:
-        self._candidates = tuple(items)
+        self._total_candidates = len(items)
+        self._total_tokens = sum(map(_TOKENS, items))
 
     def on_stage_complete(
         self, stage: PipelineStage, started_ns: int, ended_ns: int, items_in: int, items_out: int
@@ -214,6 +219,7 @@ class DiagnosticTraceCollector:
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
         self._excluded.append(self._entries[1](item, score, reason))
+        self._excluded_scores.append(score)
 
     def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
         self._included.append(self._entries[0](item, score, reason))
@@ -232,13 +238,13 @@ class DiagnosticTraceCollector:
         from cupel.diagnostics.report import SelectionReport
 
         # Stable sort: equal scores keep the order in which items were excluded.
-        excluded = sort_by_score(self._excluded, _SCORE)
+        order = descending_indices(range(len(self._excluded_scores)), self._excluded_scores)
         return SelectionReport(
             events=tuple(self.events),
             included=tuple(self._included),
-            excluded=tuple(excluded),
-            total_candidates=len(self._candidates),
-            total_tokens_considered=sum(item.tokens for item in self._candidates),
+            excluded=tuple(map(self._excluded.__getitem__, order)),
+            total_candidates=self._total_candidates,
+            total_tokens_considered=self._total_tokens,
             count_requirement_shortfalls=tuple(self._shortfalls),
         )
 

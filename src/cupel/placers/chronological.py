@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from cupel import _numeric
 from cupel.model import ContextItem, ScoredItem
+
+_TIMESTAMP = attrgetter("_timestamp_us")
 
 
 class ChronologicalPlacer:
@@ -18,15 +21,13 @@ class ChronologicalPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
-        keys = [item._timestamp_us for item in items]
+        keys = list(map(_TIMESTAMP, items))
+        fast = _numeric.chronological_order(keys)
+        if fast is not None:
+            return list(map(items.__getitem__, fast))
         timestamped = [index for index, key in enumerate(keys) if key is not None]
-        stamps = [0 if key is None else key for key in keys]
-        fast = _numeric.stable_order(stamps, timestamped)
-        if fast is None:
-            # sort() is stable, so equal timestamps keep their input order.
-            timestamped.sort(key=stamps.__getitem__)
-        else:
-            timestamped = fast
+        # sort() is stable, so equal timestamps keep their input order.
+        timestamped.sort(key=keys.__getitem__)
         placed = [items[index] for index in timestamped]
         if len(placed) < len(items):
             placed.extend(item for item, key in zip(items, keys, strict=True) if key is None)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from operator import attrgetter
 
 from cupel.model import ContextItem, ascii_fold
 from cupel.scorers._base import ScorerBase
 
 # Tags carried by more items than this get a bitset; rarer tags keep a plain list of positions.
 _BITSET_THRESHOLD = 32
+_TAGS = attrgetter("tags")
 
 
 def _shares_any_tag(tags_a: Sequence[str], tags_b: Sequence[str]) -> bool:
@@ -42,16 +44,21 @@ class FrequencyScorer(ScorerBase):
         count = len(items)
         if count <= 1:
             return [0.0] * count
-        tag_sets: list[frozenset[str] | None] = []
+        # Folded once per distinct tag tuple (items share few of them), looked up per item in C.
+        raw_tags = list(map(_TAGS, items))
+        folded_sets = {
+            tags: frozenset(map(ascii_fold, tags)) if tags else None for tags in dict.fromkeys(raw_tags)
+        }
+        tag_sets = list(map(folded_sets.__getitem__, raw_tags))
+        positions_of: dict[frozenset[str] | None, list[int]] = {
+            tag_set: [] for tag_set in folded_sets.values()
+        }
+        for position, tag_set in enumerate(tag_sets):
+            positions_of[tag_set].append(position)
         postings: dict[str, list[int]] = {}
-        for position, item in enumerate(items):
-            if not item.tags:
-                tag_sets.append(None)
-                continue
-            folded = frozenset(ascii_fold(tag) for tag in item.tags)
-            tag_sets.append(folded)
-            for tag in folded:
-                postings.setdefault(tag, []).append(position)
+        for tag_set, positions in positions_of.items():
+            for tag in tag_set or ():
+                postings.setdefault(tag, []).extend(positions)
 
         bitsets: dict[str, int] = {}
 
@@ -65,8 +72,8 @@ class FrequencyScorer(ScorerBase):
             return cached
 
         union_sizes: dict[frozenset[str], int] = {}
-        for tag_set in tag_sets:
-            if tag_set is None or tag_set in union_sizes:
+        for tag_set in positions_of:
+            if tag_set is None:
                 continue
             heavy = [tag for tag in tag_set if len(postings[tag]) > _BITSET_THRESHOLD]
             light = [tag for tag in tag_set if len(postings[tag]) <= _BITSET_THRESHOLD]
@@ -83,9 +90,13 @@ class FrequencyScorer(ScorerBase):
                 size += len(extra)
             union_sizes[tag_set] = size
 
-        # Every position holding the same instance is skipped by the identity check.
-        copies = Counter(id(item) for item in items)
         denominator = count - 1
+        # Every position holding the same instance is skipped by the identity check.
+        copies = Counter(map(id, items))
+        if len(copies) == count:  # distinct instances (the usual case): one score per tag set
+            score_of: dict[frozenset[str] | None, float] = {None: 0.0}
+            score_of.update((tag_set, (size - 1) / denominator) for tag_set, size in union_sizes.items())
+            return list(map(score_of.__getitem__, tag_sets))
         return [
             0.0 if tag_set is None else (union_sizes[tag_set] - copies[id(item)]) / denominator
             for item, tag_set in zip(items, tag_sets, strict=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from cupel._kinds import per_kind
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ascii_fold
 from cupel.scorers._base import ScorerBase, check_weight
@@ -56,8 +57,8 @@ class KindScorer(ScorerBase):
         return self._by_folded_kind.get(ascii_fold(item.kind), 0.0)
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        lookup = self._by_folded_kind.get
-        return [lookup(ascii_fold(item.kind), 0.0) for item in items]
+        weights = self._by_folded_kind
+        return per_kind(items, lambda folded: weights.get(folded, 0.0))
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from cupel.model import ContextItem
 from cupel.scorers._base import ScorerBase, rank_score, rank_scores
+
+_KEY = attrgetter("_timestamp_us")
 
 
 class RecencyScorer(ScorerBase):
@@ -20,7 +23,7 @@ class RecencyScorer(ScorerBase):
         return rank_score(item._timestamp_us, [other._timestamp_us for other in all_items])
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        return rank_scores([item._timestamp_us for item in items])
+        return rank_scores(list(map(_KEY, items)))
 
     def __repr__(self) -> str:
         return "RecencyScorer()"

@@ -32,6 +32,10 @@ def greedy_select(
     """
     if not order or target <= 0:
         return []
+    if skipped is None:
+        filled = _numeric.greedy_fill(order, tokens, scores, target)
+        if filled is not None:
+            return filled
     fast = _numeric.greedy_order(order, tokens, scores)
     if fast is None:
         densities = [_MAX_FLOAT if tokens[index] == 0 else scores[index] / tokens[index] for index in order]
