@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from cupel import _input
@@ -201,14 +202,23 @@ def load_candidates(source: str) -> Candidates:
 
 
 def candidates_from_json(data: object, source: str) -> Candidates:
-    from cupel.chat import is_chat_transcript
-
     if isinstance(data, dict) and "messages" in data:
         data = data["messages"]
-    if is_chat_transcript(data):
-        assert isinstance(data, list)
-        return Candidates(None, data)
+    if _may_be_transcript(data):
+        from cupel.chat import is_chat_transcript
+
+        if is_chat_transcript(data):
+            assert isinstance(data, list)
+            return Candidates(None, data)
     return Candidates(items_from_json(data, source), None)
+
+
+def _may_be_transcript(data: object) -> bool:
+    """False when the first entry has no string ``role``: items then load none of the chat modules."""
+    if not isinstance(data, list | tuple) or not data:
+        return False
+    first = data[0]
+    return isinstance(first, Mapping) and isinstance(first.get("role"), str)
 
 
 def add_policy_argument(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
