@@ -142,6 +142,8 @@ def dataclass(*, frozen: bool = False, slots: bool = False) -> Callable[[type], 
 
 
 def _build_record(cls: type, frozen: bool) -> type:
+    if any(getattr(base, "_field_specs", ()) for base in cls.__bases__):
+        raise TypeError(f"{cls.__qualname__}: a record cannot extend another record's fields")
     own = cls.__dict__
     annotations: dict[str, str] = own.get("__annotations__", {})
     names = tuple(name for name, kind in annotations.items() if not str(kind).startswith("ClassVar"))
@@ -151,7 +153,7 @@ def _build_record(cls: type, frozen: bool) -> type:
     namespace["__slots__"] = namespace["__match_args__"] = names
     defaults = {name: own[name] for name in names if name in own}
     if "__init__" not in own:
-        namespace["__init__"] = _make_init(cls.__qualname__, names, defaults, "__post_init__" in own)
+        namespace["__init__"] = _make_init(cls.__qualname__, names, defaults, hasattr(cls, "__post_init__"))
     if "__eq__" not in own:
         namespace["__eq__"] = _record_eq
         if "__hash__" not in own or own["__hash__"] is None:
