@@ -254,6 +254,8 @@ def test_cli_select_with_a_preset_loads_no_dataclasses_pathlib_or_shutil(output:
     # dataclasses brings inspect, ast and dis; shutil the compressors; the records on this path are
     # built by cupel._frozen.dataclass and argparse measures the terminal only to print help.
     assert not {"dataclasses", "inspect", "ast", "dis", "pathlib", "shutil", "tempfile"} & loaded
+    # Items (no string "role" on the first entry) need no chat module, not even the transcript check.
+    assert not [name for name in loaded if name.startswith("cupel.chat")]
     # A preset needs neither the policy-file readers and writers nor the component registry.
     assert not {name for name in loaded if name.startswith("cupel.policy.")} - {
         "cupel.policy._entries",
