@@ -6,12 +6,17 @@ import importlib
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.tokens.truncate import truncate_by_count
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 __all__ = [
     "CounterLike",
@@ -101,7 +106,7 @@ class FunctionCounter(TokenCounterBase):
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         if type(self).count is not FunctionCounter.count:  # a subclass's own count is honoured
-            return TokenCounterBase.count_many(self, texts)  # (no zero-argument super in a slots dataclass)
+            return TokenCounterBase.count_many(self, texts)  # named: the decorator may rebuild the class
         # One call of the function per text and nothing else per text (the texts checked in C).
         return list(map(self.function, _check_texts("FunctionCounter", texts)))
 
