@@ -236,3 +236,66 @@ def test_cli_select_loads_no_optional_dependency_and_no_other_subcommand() -> No
     # An untraced selection of items builds no report: no reasons, report, trace or chat selection.
     assert not set(DEFERRED) & loaded
     assert not {"cupel.diagnostics.report", "cupel.chat.select", "cupel.chat.stable_window"} & loaded
+
+
+def _select_loaded(*extra: str) -> set[str]:
+    code = (
+        "import contextlib, io\nfrom cupel.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['select', 'examples/agent-session.json', '--budget', '600:400', '--policy', 'tool_use'"
+        f"{''.join(f', {value!r}' for value in extra)}])"
+    )
+    return _loaded_after(code)
+
+
+@pytest.mark.parametrize("output", ["text", "json", "jsonl"])
+def test_cli_select_with_a_preset_loads_no_dataclasses_pathlib_or_shutil(output: str) -> None:
+    loaded = _select_loaded("--format", output)
+    # dataclasses brings inspect, ast and dis; shutil the compressors; the records on this path are
+    # built by cupel._frozen.dataclass and argparse measures the terminal only to print help.
+    assert not {"dataclasses", "inspect", "ast", "dis", "pathlib", "shutil", "tempfile"} & loaded
+    # Items (no string "role" on the first entry) need no chat module, not even the transcript check.
+    assert not [name for name in loaded if name.startswith("cupel.chat")]
+    # A preset needs neither the policy-file readers and writers nor the component registry.
+    assert not {name for name in loaded if name.startswith("cupel.policy.")} - {
+        "cupel.policy._entries",
+        "cupel.policy.chat_settings",
+        "cupel.policy.policy",
+        "cupel.policy.presets",
+    }
+
+
+def test_cli_select_with_a_policy_file_still_works(tmp_path: Path) -> None:
+    policy = tmp_path / "mine.toml"
+    policy.write_text(
+        subprocess.run(
+            [sys.executable, "-m", "cupel", "policies", "show", "tool_use"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout,
+        encoding="utf-8",
+    )
+    common = ["select", "examples/agent-session.json", "--budget", "600:400", "--format", "text"]
+    by_file, by_name = (
+        subprocess.run(
+            [sys.executable, "-m", "cupel", *common, "--policy", spec],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout
+        for spec in (str(policy), "tool_use")
+    )
+    assert by_file == by_name
+
+
+def test_policy_names_resolve_on_first_use_and_match_the_type_imports() -> None:
+    import cupel.policy
+
+    assert _type_imports("src/cupel/policy/__init__.py") == cupel.policy._LAZY
+    assert set(cupel.policy.__all__) == set(cupel.policy._LAZY)
+    for name in cupel.policy.__all__:
+        assert getattr(cupel.policy, name) is not None, name
+    assert not {"cupel.policy.files", "cupel.policy.registry"} & _loaded_after("import cupel.policy")

@@ -10,7 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
+
+TYPE_CHECKING = False  # not typing's: it is not loaded on the way to writing a file
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["atomic_path", "write_atomic"]
 
@@ -34,6 +37,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     writes and closes the temporary file inside the block; it is then ``fsync``-ed, given the mode of
     the file it replaces and renamed over it. Any exception removes it and leaves ``path`` untouched.
     """
+    from pathlib import Path  # with tempfile below: only when a file is written
+
     target = Path(os.path.realpath(path))  # like open(): write through a symbolic link, not over it
     directory = target.parent
     import tempfile  # with shutil, random and the compressors: needed only when a file is written

@@ -11,7 +11,7 @@ Equality and hashing are each class's own (identity unless it defines them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from reprlib import recursive_repr
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than the rest of ``import cupel``
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 else:
     K = V = object  # ``Mapping[K, V]`` below is then a plain alias of Mapping at run time
 
-__all__ = ["EMPTY_MAP", "FieldSpec", "Frozen", "ReadOnlyMap"]
+__all__ = ["EMPTY_MAP", "FieldSpec", "Frozen", "ReadOnlyMap", "Record", "dataclass", "field"]
 
 #: One field: (name, annotation as written, shown in repr, compared by eq/hash).
 FieldSpec = tuple[str, str, bool, bool]
@@ -36,44 +36,53 @@ def _frozen_error(action: str, name: str) -> Exception:
     return FrozenInstanceError(f"cannot {action} field {name!r}")
 
 
-class _DataclassFields:
-    """``__dataclass_fields__``: real :class:`dataclasses.Field` objects, built on first access."""
+class _DataclassInfo:
+    """``__dataclass_fields__`` and ``__dataclass_params__``: those of an equivalent dataclass, built on
+    first access (real :class:`dataclasses.Field` objects with the record's defaults), so that
+    :mod:`dataclasses` functions work and a real dataclass can subclass a record."""
 
-    def __get__(self, instance: object, owner: type[Frozen]) -> dict[str, Field[Any]]:
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, instance: object, owner: type[Record]) -> Any:
         import dataclasses
 
-        specs = [
-            (name, kind, dataclasses.field(repr=shown, compare=compared))
-            for name, kind, shown, compared in owner._field_specs
-        ]
-        fields: dict[str, Field[Any]] = vars(dataclasses.make_dataclass(owner.__name__, specs, frozen=True))[
-            "__dataclass_fields__"
-        ]
-        type.__setattr__(owner, "__dataclass_fields__", fields)  # later lookups read the dict
-        return fields
+        defaults = owner.__dict__.get("_field_defaults", {})
+        specs = []
+        for name, kind, shown, compared in owner._field_specs:
+            default = defaults.get(name, _NO_VALUE)
+            if isinstance(default, _Factory):
+                made = dataclasses.field(default_factory=default.factory, repr=shown, compare=compared)
+            elif default is not _NO_VALUE:
+                made = dataclasses.field(default=default, repr=shown, compare=compared)
+            else:
+                made = dataclasses.field(repr=shown, compare=compared)
+            specs.append((name, kind, made))
+        twin = vars(dataclasses.make_dataclass(owner.__name__, specs, frozen=issubclass(owner, Frozen)))
+        if owner is not Record and owner is not Frozen:  # the bases' own values would shadow this
+            type.__setattr__(owner, "__dataclass_fields__", twin["__dataclass_fields__"])
+            type.__setattr__(owner, "__dataclass_params__", twin["__dataclass_params__"])
+        return twin[self.attribute]
 
 
-class Frozen:
-    """Base of the immutable records: subclasses set ``__slots__`` and ``__match_args__``, annotated."""
+class Record:
+    """Base of the records: subclasses set ``__slots__`` and ``__match_args__``, annotated."""
 
     __slots__ = ()
     __match_args__: ClassVar[tuple[str, ...]] = ()
     _field_specs: ClassVar[tuple[FieldSpec, ...]] = ()
-    __dataclass_fields__: ClassVar[dict[str, Field[Any]]] = _DataclassFields()  # type: ignore[assignment]
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]] = _DataclassInfo("__dataclass_fields__")  # type: ignore[assignment]
+    __dataclass_params__: ClassVar[Any] = _DataclassInfo("__dataclass_params__")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        annotations = cls.__annotations__
+        annotations: dict[str, str] = {}
+        for klass in reversed(cls.__mro__):  # a subclass may annotate only its own fields
+            annotations.update(vars(klass).get("__annotations__", {}))
         cls._field_specs = tuple(
             (name, annotations[name], not name.startswith("_"), not name.startswith("_"))
             for name in cls.__match_args__
         )
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise _frozen_error("assign to", name)
-
-    def __delattr__(self, name: str) -> None:
-        raise _frozen_error("delete", name)
 
     def __getstate__(self) -> list[object]:
         return [getattr(self, spec[0]) for spec in self._field_specs]
@@ -86,6 +95,120 @@ class Frozen:
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name, _, show, _ in self._field_specs if show)
         return f"{type(self).__qualname__}({shown})"
+
+
+class Frozen(Record):
+    """Base of the immutable records: assignment and deletion raise, as a frozen dataclass's do."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen_error("assign to", name)
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen_error("delete", name)
+
+
+class _Factory:
+    """A field's ``default_factory`` (what :func:`field` returns)."""
+
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Callable[[], object]) -> None:
+        self.factory = factory
+
+
+def field(*, default_factory: Callable[[], object]) -> Any:
+    """Run-time twin of :func:`dataclasses.field` for :func:`dataclass` records (``default_factory`` only)."""
+    return _Factory(default_factory)
+
+
+def dataclass(*, frozen: bool = False, slots: bool = False) -> Callable[[type], type]:
+    """Run-time twin of ``@dataclasses.dataclass(frozen=..., slots=True)``, without importing dataclasses.
+
+    Modules write ``if TYPE_CHECKING: from dataclasses import dataclass`` and import this one otherwise,
+    so type checkers see the real decorator. The class is rebuilt on :class:`Frozen` (or
+    :class:`Record`) with ``__slots__``: one compiled ``__init__`` (defaults, factories, then
+    ``__post_init__``), ``__eq__`` field by field for the same class, ``__hash__`` of the fields when
+    frozen (``None`` otherwise), a dataclass ``repr``; a class's own methods win, as with dataclasses.
+    """
+    if not slots:
+        raise TypeError("cupel._frozen.dataclass builds slotted records only (slots=True)")
+
+    def wrap(cls: type) -> type:
+        return _build_record(cls, frozen)
+
+    return wrap
+
+
+def _build_record(cls: type, frozen: bool) -> type:
+    if any(getattr(base, "_field_specs", ()) for base in cls.__bases__):
+        raise TypeError(f"{cls.__qualname__}: a record cannot extend another record's fields")
+    own = cls.__dict__
+    annotations: dict[str, str] = own.get("__annotations__", {})
+    names = tuple(name for name, kind in annotations.items() if not str(kind).startswith("ClassVar"))
+    namespace = {key: value for key, value in own.items() if key not in names}
+    namespace.pop("__dict__", None)
+    namespace.pop("__weakref__", None)
+    namespace["__slots__"] = namespace["__match_args__"] = names
+    defaults = {name: own[name] for name in names if name in own}
+    if "__init__" not in own:
+        namespace["__init__"] = _make_init(cls.__qualname__, names, defaults, hasattr(cls, "__post_init__"))
+    if "__eq__" not in own:
+        namespace["__eq__"] = _record_eq
+        if "__hash__" not in own or own["__hash__"] is None:
+            namespace["__hash__"] = _record_hash if frozen else None
+    bases = (*[base for base in cls.__bases__ if base is not object], Frozen if frozen else Record)
+    record: type = type(cls)(cls.__name__, bases, namespace)
+    record._field_specs = tuple((name, annotations[name], True, True) for name in names)  # type: ignore[attr-defined]
+    record._field_defaults = defaults  # type: ignore[attr-defined]
+    return record
+
+
+def _make_init(
+    qualname: str, names: tuple[str, ...], defaults: dict[str, object], post_init: bool
+) -> Callable[..., None]:
+    scope: dict[str, object] = {"_set": object.__setattr__, "_none": _NO_VALUE}
+    parameters = []
+    body = []
+    for name in names:
+        default = defaults.get(name, _NO_VALUE)
+        if isinstance(default, _Factory):
+            scope[f"_factory_{name}"] = default.factory
+            parameters.append(f"{name}=_none")
+            body.append(f"_set(self, {name!r}, _factory_{name}() if {name} is _none else {name})")
+            continue
+        if default is not _NO_VALUE:
+            scope[f"_default_{name}"] = default
+            parameters.append(f"{name}=_default_{name}")
+        else:
+            parameters.append(name)
+        body.append(f"_set(self, {name!r}, {name})")
+    if post_init:
+        body.append("self.__post_init__()")
+    source = f"def __init__(self, {', '.join(parameters)}):\n    " + "\n    ".join(body or ["pass"])
+    exec(source, scope)  # one small function per record: what dataclasses does, for __init__ alone
+    init: Callable[..., None] = scope["__init__"]  # type: ignore[assignment]
+    init.__qualname__ = f"{qualname}.__init__"
+    return init
+
+
+def _record_values(record: Record) -> tuple[object, ...]:
+    return tuple([getattr(record, spec[0]) for spec in record._field_specs])
+
+
+def _record_eq(self: Record, other: object) -> object:
+    if other.__class__ is self.__class__:
+        assert isinstance(other, Record)
+        return _record_values(self) == _record_values(other)
+    return NotImplemented
+
+
+def _record_hash(self: Record) -> int:
+    return hash(_record_values(self))
+
+
+_NO_VALUE = object()
 
 
 class ReadOnlyMap(Mapping[K, V]):

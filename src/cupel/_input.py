@@ -48,7 +48,7 @@ MAX_JSON_DEPTH = 128
 
 _CHUNK = 1 << 20
 _UNITS = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
-_SIZE = re.compile(r"\s*(\d+)\s*([a-zA-Z]*)\s*")
+_SIZE = r"\s*(\d+)\s*([a-zA-Z]*)\s*"  # patterns compiled on first use (re caches them)
 
 
 class InputError(CupelError, ValueError):
@@ -73,7 +73,7 @@ def max_input_bytes(max_bytes: int | None = None) -> int:
     raw = os.environ.get(MAX_INPUT_ENV, "").strip()
     if not raw:
         return DEFAULT_MAX_INPUT_BYTES
-    match = _SIZE.fullmatch(raw)
+    match = re.fullmatch(_SIZE, raw)
     if match is None or match.group(2).lower() not in _UNITS or int(match.group(1)) <= 0:
         raise InputError(MAX_INPUT_ENV, f"expected a positive size such as 1073741824 or 1GiB, got {raw!r}")
     return int(match.group(1)) * _UNITS[match.group(2).lower()]
@@ -152,8 +152,8 @@ def read_text(
 # ---- JSON -----------------------------------------------------------------------------------------
 
 #: A JSON escape of a UTF-16 surrogate; text without one cannot decode to a lone surrogate.
-SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_STRING = re.compile(rb'"[^"]*"')
+SURROGATE_ESCAPE = r"\\u[dD][89abcdefABCDEF]"
+_STRING = rb'"[^"]*"'
 _NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'"[]{}')
 
 
@@ -208,7 +208,7 @@ def loads_json(
     except ValueError as error:  # integers beyond Python's digit limit
         raise InputError(where, f"invalid JSON: {_first_line(str(error))}") from None
     _check_depth(text, where)
-    if SURROGATE_ESCAPE.search(text):
+    if "\\u" in text and re.search(SURROGATE_ESCAPE, text):
         _check_surrogates(data, where)
     return data
 
@@ -240,7 +240,7 @@ def _check_depth(text: str, where: str) -> None:
     # "..." runs; keep only quotes and brackets, drop the strings, and peel one nesting level per pass.
     data = text.encode("utf-8").replace(b"\\\\", b"").replace(b'\\"', b"")
     structure = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
-    brackets = _STRING.sub(b"", structure)
+    brackets = re.sub(_STRING, b"", structure)
     for _ in range(MAX_JSON_DEPTH):
         if not brackets:
             return

@@ -191,3 +191,17 @@ def test_resolve_counter_still_importable_from_tokens_base() -> None:
     assert moved is cupel.tokens.resolve_counter
     with pytest.raises(AttributeError):
         _ = base.no_such_name
+
+
+def test_function_counter_count_many_is_its_count_per_text() -> None:
+    counter = FunctionCounter(len)
+    texts = ["", "a", "abc" * 50]
+    assert counter.count_many(texts) == [counter.count(text) for text in texts]
+    with pytest.raises(CupelTypeError, match=r"texts\[1\] must be a str"):
+        counter.count_many(["a", 3])  # type: ignore[list-item]
+
+    class Doubled(FunctionCounter):
+        def count(self, text: str) -> int:
+            return 2 * super().count(text)
+
+    assert Doubled(len).count_many(["ab", "c"]) == [4, 2]

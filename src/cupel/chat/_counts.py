@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import _thread  # the lock alone: threading itself is not loaded on the command line's path
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import is_
 
 from cupel.tokens.base import CounterLike, TokenCounter, count_texts
 from cupel.tokens.items import count_distinct
@@ -59,13 +61,30 @@ def count_texts_once(texts: Sequence[str], counter: CounterLike | None) -> list[
     table = _table(resolved)
     if table is None:
         return count_distinct(texts, resolved)
+    if not table.counts:  # nothing known: a transcript seen for the first time
+        return _count_new(table, resolved, texts)[1]
     counts: list[int | None] = list(map(table.counts.get, texts))
     if None not in counts:
         return counts  # type: ignore[return-value]
-    missing = list(dict.fromkeys(text for text, count in zip(texts, counts, strict=True) if count is None))
-    found = dict(zip(missing, count_texts(resolved, missing), strict=True))
+    found = _count_new(table, resolved, list(compress(texts, map(is_, counts, repeat(None)))))[0]
+    # A known text is not in ``found``: its count from the table is the default.
+    return list(map(found.get, texts, counts))  # type: ignore[arg-type]
+
+
+def _count_new(
+    table: _Table, counter: TokenCounter, texts: Sequence[str]
+) -> tuple[dict[str, int], list[int]]:
+    """Count ``texts`` (each distinct one once) and keep the counts: the counts by text, and per text."""
+    found = dict.fromkeys(texts, 0)
+    if len(found) == len(texts):  # no repeat (the usual case): the texts as they are, no second list
+        counted = count_texts(counter, texts)
+        found.update(zip(texts, counted, strict=True))
+    else:
+        unique = list(found)
+        found.update(zip(unique, count_texts(counter, unique), strict=True))
+        counted = list(map(found.__getitem__, texts))
     _keep(table, found)
-    return [found[text] if count is None else count for text, count in zip(texts, counts, strict=True)]
+    return found, counted
 
 
 def _keep(table: _Table, found: dict[str, int]) -> None:

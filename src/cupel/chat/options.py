@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import _ReadOnlyMap
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:
+    from cupel._frozen import dataclass, field
 
 __all__ = ["DEFAULT_PART_COST", "LOW_DETAIL_IMAGE_COST", "ChatOptions"]
 

@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress
+from itertools import count as naturals
+from operator import gt, not_, sub
 
 from cupel.chat._choice import available_tokens
 from cupel.chat._parse import SYSTEM_ROLES
@@ -45,9 +47,10 @@ class _Turns:
 def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
     """The turns and the system unit positions, as :func:`~cupel.chat.turns.split_turns` groups units."""
     first_roles = records.first_roles
-    system = [position for position, role in enumerate(first_roles) if role in SYSTEM_ROLES]
-    opening = [position for position, role in enumerate(first_roles) if role == "user"]
-    first = next((position for position, role in enumerate(first_roles) if role not in SYSTEM_ROLES), None)
+    is_system = list(map(SYSTEM_ROLES.__contains__, first_roles))
+    system = list(compress(naturals(), is_system))
+    opening = list(compress(naturals(), map("user".__eq__, first_roles)))
+    first = next(compress(naturals(), map(not_, is_system)), None)
     number = 1
     if first is not None and (not opening or opening[0] != first):
         opening.insert(0, first)  # a preamble before the first user message: turn 0
@@ -59,7 +62,7 @@ def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
             tokens[position] = 0  # a system unit belongs to no turn
     running = list(accumulate(tokens, initial=0))
     ends = [*opening[1:], len(tokens)] if opening else []
-    turn_tokens = [running[end] - running[start] for start, end in zip(opening, ends, strict=True)]
+    turn_tokens = list(map(sub, map(running.__getitem__, ends), map(running.__getitem__, opening)))
     return _Turns(opening, ends, turn_tokens, number), system
 
 
@@ -73,7 +76,9 @@ class TurnOutcome:
 
     ``reasons`` explains the units of a truncated latest turn; ``members(c)`` gives the units of older
     candidate ``c`` (older turns, then unpinned system units); ``run`` is the column run that chose
-    among them (``None`` when there were none or the pipeline ran over items instead).
+    among them (``None`` when there were none or the pipeline ran over items instead). ``spans``, when
+    set, gives the same for the older turns as columns: candidate ``c`` is units ``starts[c]`` to
+    ``ends[c] - 1``, consecutive turns with no other unit between them.
     """
 
     kept: list[bool]
@@ -81,6 +86,7 @@ class TurnOutcome:
     members: Callable[[int], Sequence[int]]
     run: ColumnRun | None
     by_pipeline: bool
+    spans: tuple[list[int], list[int]] | None = None
 
 
 def select_turn_records(
@@ -188,10 +194,14 @@ def _choose_older(
         if not sliced:
             return None
         seen = list(accumulate(map(tag.__eq__, records.columns.roles), initial=0))
-        found = [seen[ends[turn]] > seen[starts[turn]] for turn in older]
+        after = map(seen.__getitem__, ends[oldest:end])
+        found = list(map(gt, after, map(seen.__getitem__, starts[oldest:end])))
         return found + [tag in records.roles(position) for position in loose_system]
 
-    keys = [indices(starts[turn])[0] for turn in older] + [indices(p)[0] for p in loose_system]
+    if records.units is None:  # unit p is message p alone
+        keys = [*starts[oldest:end], *loose_system]
+    else:
+        keys = [indices(starts[turn])[0] for turn in older] + [indices(p)[0] for p in loose_system]
     tokens = turns.tokens[oldest:end] + [records.tokens[position] for position in loose_system]
 
     def members(candidate: int) -> Sequence[int]:
@@ -201,6 +211,8 @@ def _choose_older(
         return range(starts[turn], ends[turn]) if sliced else units_of(turn)
 
     outcome.members = members
+    if sliced and count:
+        outcome.spans = (starts[oldest:end], ends[oldest:end])
     run = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
     outcome.run = run
     if run is not None:
@@ -228,7 +240,7 @@ def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int
     """The kept units' message positions, system units first, and their tokens."""
     kept = outcome.kept
     first_roles = records.first_roles
-    system = [position for position, role in enumerate(first_roles) if role in SYSTEM_ROLES]
+    system = list(compress(naturals(), map(SYSTEM_ROLES.__contains__, first_roles)))
     tokens = sum(compress(records.tokens, kept))
     if records.units is None:
         leading = [position for position in system if kept[position]]

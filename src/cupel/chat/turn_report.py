@@ -9,59 +9,58 @@ slicer without ``slice_indices_detailed``, gets the reference's report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from datetime import timedelta
-from itertools import repeat
+from collections import deque
+from collections.abc import Sequence
+from itertools import chain, compress, filterfalse, repeat
+from operator import itemgetter, not_, sub
 from typing import Any
 
 from cupel._gc_pause import collector_paused
 from cupel._trusted import trusted_batch
 from cupel.chat._columns import TranscriptColumns
-from cupel.chat._parse import SYSTEM_ROLES
-from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
 from cupel.chat.options import ChatOptions
 from cupel.chat.selection import ChatSelection
-from cupel.chat.turn_columns import KINDS, CandidateColumns, ColumnRun, column_scores
+from cupel.chat.turn_columns import CandidateColumns, ColumnRun, column_scores
+from cupel.chat.turn_items import kind_codes, unit_items
 from cupel.chat.turn_records import TurnOutcome, kept_positions, select_turn_records
 from cupel.chat.turn_units import TurnRecords, turn_records, unit_item
 from cupel.chat.whole_turns import select_turns
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
-from cupel.model import ContextBudget, ContextItem, ContextSource, _ReadOnlyMap, epoch_microseconds
+from cupel.model import ContextBudget
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
 
-__all__ = ["select_turns_fast", "turns_report", "unit_items"]
+__all__ = ["select_turns_fast", "turns_report"]
 
 _included = trusted_batch(IncludedItem)
 _excluded = trusted_batch(ExcludedItem)
-_items = trusted_batch(ContextItem)
-_EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
 
 
 def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline) -> SelectionReport | None:
     """The reference's report from the columns, or ``None`` where only the reference can tell."""
-    reasons = dict(outcome.reasons)
     if outcome.by_pipeline:
         return None
-    run = outcome.run
-    if run is not None and not _older_reasons(run, outcome.members, pipeline, reasons):
-        return None
     count = len(records.tokens)
+    reasons: list[ExclusionReason | None] = [None] * count  # by unit position
+    for position, reason in outcome.reasons.items():
+        reasons[position] = reason
+    run = outcome.run
+    if run is not None and not _older_reasons(run, outcome, pipeline, reasons):
+        return None
     pinned = records.pinned_units()
-    loose = [position for position in range(count) if not pinned[position]]
+    loose = list(compress(range(count), map(not_, pinned)))
     scored = column_scores(pipeline.scorer, _unit_columns(records, loose)) if loose else []
     if scored is None:
         return None
     scores = [1.0] * count
-    for position, score in zip(loose, scored, strict=True):
-        scores[position] = score
+    deque(map(scores.__setitem__, loose, scored), maxlen=0)
     items = unit_items(records, pinned)
     kept = outcome.kept
     tokens = records.tokens
-    included = [position for position in range(count) if kept[position]]
-    excluded = [position for position in range(count) if not kept[position]]
+    included = list(compress(range(count), kept))
+    excluded = list(compress(range(count), map(not_, kept)))
     # By score descending, then position: a stable sort keeps ascending positions among equal scores
     # (the column-scored policies give no NaN).
     excluded.sort(key=scores.__getitem__, reverse=True)
@@ -97,9 +96,9 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
 
 def _older_reasons(
     run: ColumnRun,
-    members: Callable[[int], Sequence[int]],
+    outcome: TurnOutcome,
     pipeline: Pipeline,
-    reasons: dict[int, ExclusionReason],
+    reasons: list[ExclusionReason | None],
 ) -> bool:
     """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
     if len(run.chosen) == len(run.order):
@@ -120,22 +119,40 @@ def _older_reasons(
         type(pipeline.slicer).__name__,
     )
     selected = set(chosen)
-    left_out = [index for index in run.order if index not in selected]
-    found = attribution.budget_reasons(
-        list(map(tokens.__getitem__, left_out)),
-        list(map(scores.__getitem__, left_out)),
-        list(map(dict(skipped).get, left_out)),
-    )
-    for candidate, reason in zip(left_out, found, strict=True):
-        for position in members(candidate):
-            reasons[position] = reason
+    left_out = list(filterfalse(selected.__contains__, run.order))
+    left_tokens = list(map(tokens.__getitem__, left_out))
+    if list(map(itemgetter(0), skipped)) == left_out:  # each left out explained, in order (greedy)
+        explained: list[int | None] = list(map(itemgetter(1), skipped))
+    else:
+        explained = list(map(dict(skipped).get, left_out))
+    # Equal reasons come back as one shared object (they are immutable values).
+    found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
+    spans = outcome.spans
+    if spans is not None:
+        # The older turns' units are one run of positions: each takes its turn's reason (None for a
+        # chosen turn's units, which are kept, so never read) in one slice assignment.
+        starts, ends = spans
+        turns = len(starts)
+        by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
+        deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+        size = len(reasons)
+        reasons[starts[0] : ends[-1]] = chain.from_iterable(
+            map(repeat, by_candidate[:turns], map(sub, ends, starts))
+        )
+        assert len(reasons) == size  # consecutive turns: the slice is replaced by as many reasons
+        left_out = [c for c in range(turns, len(tokens)) if by_candidate[c] is not None]
+        found = list(map(by_candidate.__getitem__, left_out))  # type: ignore[arg-type]
+    groups = list(map(outcome.members, left_out))
+    positions = chain.from_iterable(groups)
+    shared = chain.from_iterable(map(repeat, found, map(len, groups)))
+    deque(map(reasons.__setitem__, positions, shared), maxlen=0)
     return True
 
 
 def _unit_columns(records: TurnRecords, loose: list[int]) -> CandidateColumns:
     """The unpinned units as scoring columns (the report scores every unit as the reference does)."""
     tokens = records.tokens
-    codes = _kind_codes(records)
+    codes = kind_codes(records)
     roles = records.columns.roles
     single = records.units is None
 
@@ -154,65 +171,6 @@ def _unit_columns(records: TurnRecords, loose: list[int]) -> CandidateColumns:
 
     keys = loose if single else [records.indices(position)[0] for position in loose]
     return CandidateColumns(keys, list(map(tokens.__getitem__, loose)), kinds, tags, presence)
-
-
-def _kind_codes(records: TurnRecords) -> list[int]:
-    """Each unit's kind, as its position in :data:`~cupel.chat.turn_columns.KINDS`."""
-    codes = [2 if role in SYSTEM_ROLES else 0 for role in records.first_roles]
-    if records.units is not None:
-        for position, unit in enumerate(records.units):
-            if len(unit) > 1 and codes[position] == 0:
-                codes[position] = 1
-    return codes
-
-
-def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
-    """Every unit's item, as :func:`~cupel.chat.turn_units.unit_item` builds it, column by column."""
-    count = len(records.tokens)
-    rendering = records.columns.rendering
-    originals = records.originals
-    read_only: Callable[[dict[str, object]], Mapping[str, object]] = _ReadOnlyMap
-    units = records.units
-    if units is None:
-        firsts: list[int] = list(range(count))
-        contents = records.columns.renderings()
-        roles = records.columns.roles
-        singles: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
-        tags: list[tuple[str, ...]] = list(map(singles.__getitem__, roles))
-        metadata: list[Mapping[str, object]] = [
-            read_only({MESSAGES_KEY: (originals[index],), INDICES_KEY: (index,), ROLES_KEY: tags[index]})
-            for index in firsts
-        ]
-    else:
-        firsts = [unit[0] for unit in units]
-        contents = ["\n".join(map(rendering, unit)) for unit in units]
-        unit_roles = [records.roles(position) for position in range(count)]
-        tags = [tuple(dict.fromkeys(roles)) for roles in unit_roles]
-        metadata = [
-            read_only(
-                {
-                    MESSAGES_KEY: tuple(originals[index] for index in unit),
-                    INDICES_KEY: unit,
-                    ROLES_KEY: roles,
-                }
-            )
-            for unit, roles in zip(units, unit_roles, strict=True)
-        ]
-    return _items(
-        count,
-        contents,
-        records.tokens,
-        list(map(KINDS.__getitem__, _kind_codes(records))),
-        repeat(ContextSource.CHAT),
-        repeat(None),
-        tags,
-        metadata,
-        list(map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), firsts))),
-        repeat(None),
-        pinned,
-        repeat(None),
-        [_EPOCH_US + first * 1_000_000 for first in firsts],
-    )
 
 
 def select_turns_fast(

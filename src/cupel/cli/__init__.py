@@ -7,7 +7,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from cupel import __version__
 from cupel.cli import _otel
@@ -17,6 +17,7 @@ from cupel.cli._common import (
     EXIT_PIPELINE,
     EXIT_USAGE,
     CliError,
+    HelpFormatter,
     exit_status_for,
 )
 from cupel.cli._terminal import one_line
@@ -38,6 +39,10 @@ SUBCOMMANDS = (
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors: ``cupel select: --budget: expected one argument``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)  # subcommands' parsers are _Parsers too
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
@@ -62,7 +67,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default="StageOnly",
         help="with --otel: how much each run emits (default: StageOnly)",
     )
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog given: argparse would otherwise format the (positional-free) usage "cupel" to find it.
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", prog=parser.prog)
     for name in SUBCOMMANDS:
         if command is None or name == command:
             importlib.import_module(f"cupel.cli.{name}").register(subcommands)

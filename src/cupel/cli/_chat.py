@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cupel.cli._common import CliError
 from cupel.policy.chat_settings import CHAT_STRATEGIES
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 if TYPE_CHECKING:
     # The report types are imported where a report is rendered: ``cupel select`` builds none.

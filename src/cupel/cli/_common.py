@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from cupel import _input
@@ -18,6 +18,12 @@ from cupel.errors import (
 )
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 EXIT_OK = 0
 EXIT_PIPELINE = 1
@@ -58,6 +64,25 @@ SELECTION_ERRORS: tuple[type[CupelError], ...] = (
     ScarcityError,
     TableTooLargeError,
 )
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, set up (measuring the terminal, which imports shutil) on first use.
+
+    ``add_argument`` builds a formatter for every argument only to check its metavar, which needs no
+    state; a run that prints no help never measures the terminal. Help text is argparse's own.
+    """
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        self._arguments = (prog, indent_increment, max_help_position, width)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_arguments" or "_root_section" in vars(self):
+            raise AttributeError(name)
+        argparse.HelpFormatter.__init__(self, *self._arguments)
+        return getattr(self, name)
 
 
 class CliError(Exception):
@@ -177,14 +202,23 @@ def load_candidates(source: str) -> Candidates:
 
 
 def candidates_from_json(data: object, source: str) -> Candidates:
-    from cupel.chat import is_chat_transcript
-
     if isinstance(data, dict) and "messages" in data:
         data = data["messages"]
-    if is_chat_transcript(data):
-        assert isinstance(data, list)
-        return Candidates(None, data)
+    if _may_be_transcript(data):
+        from cupel.chat import is_chat_transcript
+
+        if is_chat_transcript(data):
+            assert isinstance(data, list)
+            return Candidates(None, data)
     return Candidates(items_from_json(data, source), None)
+
+
+def _may_be_transcript(data: object) -> bool:
+    """False when the first entry has no string ``role``: items then load none of the chat modules."""
+    if not isinstance(data, list | tuple) or not data:
+        return False
+    first = data[0]
+    return isinstance(first, Mapping) and isinstance(first.get("role"), str)
 
 
 def add_policy_argument(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
@@ -222,23 +256,29 @@ def add_tokenizer_argument(parser: argparse.ArgumentParser, *, default: str = "h
 
 def resolve_policy(spec: str, option: str = "--policy") -> tuple[str, Any]:
     """A preset name or a policy file path -> (label, Policy); errors are prefixed with ``option``."""
-    from cupel.policy import get_preset, load_policy, preset_names
+    from cupel.policy.presets import get_preset, preset_names
 
     prefix = f"{option}: " if option else ""
-    path = Path(spec)
-    if path.suffix.lower() in (".toml", ".json") or path.exists():
-        if path.is_dir():
-            raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
-        if not path.is_file():
-            raise CliError(f"{prefix}{spec}: no such file")
-        try:
-            return path.stem, load_policy(path)
-        except OSError as error:
-            raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
-        except CupelError as error:
-            message = str(error)  # a PolicyFileError already names the file
-            named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
-            raise CliError(f"{prefix}{named}") from None
+    # A preset name has no dot: only a name that may be a file needs pathlib and the file system.
+    if "." in spec or os.path.exists(spec):
+        from pathlib import Path
+
+        from cupel.policy.files import load_policy
+
+        path = Path(spec)
+        if path.suffix.lower() in (".toml", ".json") or path.exists():
+            if path.is_dir():
+                raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
+            if not path.is_file():
+                raise CliError(f"{prefix}{spec}: no such file")
+            try:
+                return path.stem, load_policy(path)
+            except OSError as error:
+                raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
+            except CupelError as error:
+                message = str(error)  # a PolicyFileError already names the file
+                named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
+                raise CliError(f"{prefix}{named}") from None
     try:
         return spec, get_preset(spec)
     except (CupelError, KeyError):

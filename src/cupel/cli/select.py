@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from cupel import _input
@@ -31,6 +30,12 @@ from cupel.cli._terminal import terminal_safe
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 
 def register(subcommands: Any) -> None:

@@ -7,14 +7,18 @@ them with the built-in types, :mod:`cupel.policy._readers` and :mod:`cupel.polic
 from __future__ import annotations
 
 import importlib
-import re
 from _thread import allocate_lock  # threading.Lock itself, without importing threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from cupel.errors import InvalidConfigurationError
 from cupel.protocols import TimeProvider
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 _Params = Mapping[str, Any]
 
@@ -126,8 +130,6 @@ class _Registry:
 _SCORERS = _Registry("scorer")
 _SLICERS = _Registry("slicer")
 _PLACERS = _Registry("placer")
-
-_NAME = re.compile(r"[a-z][a-z0-9_.]*")
 
 
 def _type_name(name: str) -> str:

@@ -7,10 +7,15 @@ policy so a policy file can say how its transcripts are trimmed (``chat = { stra
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 __all__ = ["CHAT_STRATEGIES", "DEFAULT_RECENT_SHARE", "START_ON", "ChatSettings", "ChatStrategy"]
 

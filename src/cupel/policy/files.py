@@ -18,7 +18,6 @@ import importlib
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from cupel import (
@@ -249,6 +248,8 @@ def loads_policy(
 
 def _is_file(text: str) -> bool:
     try:
+        from pathlib import Path  # a policy named by its text or a file: not a preset
+
         return Path(text).is_file()
     except (OSError, ValueError):
         return False
@@ -279,6 +280,8 @@ def load_policy(
         return loads_policy(path_or_text, format, time_provider=time_provider)
     if not isinstance(path_or_text, str | os.PathLike):
         raise CupelTypeError(f"path_or_text must be a path or policy text, got {type(path_or_text).__name__}")
+    from pathlib import Path
+
     path = Path(path_or_text)
     with path.open("rb") as handle:  # OSError (a missing file...) propagates as documented
         data = _input.read_stream(handle, str(path))
@@ -309,6 +312,8 @@ def save_policy(policy: Policy, path: str | os.PathLike[str], *, format: PolicyF
 
     The file is replaced in one step: on any failure an existing file is left as it was.
     """
+    from pathlib import Path
+
     target = Path(path)
     chosen = (
         _check_format(format)

@@ -9,9 +9,7 @@ count-quota slicers included.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
@@ -19,8 +17,12 @@ from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
-from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
 from cupel.protocols import Placer, Scorer, Slicer
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 if TYPE_CHECKING:
     # Annotations only: building a pipeline from a policy does not load the diagnostics.
@@ -76,6 +78,8 @@ class Policy:
 
     def replace(self, **changes: Any) -> Policy:
         """A copy with ``changes`` applied (validated again); this policy is left as it is."""
+        import dataclasses  # on first use: creating a policy does not import it
+
         return dataclasses.replace(self, **changes)
 
     @classmethod
@@ -105,6 +109,9 @@ def policy_to_dict(policy: Policy) -> dict[str, Any]:
     """
     if not isinstance(policy, Policy):
         raise CupelTypeError(f"policy must be a Policy, got {type(policy).__name__}")
+    # The registry (and every built-in type's reader and writer) only when a policy is written.
+    from cupel.policy.registry import _dump_placer, _dump_scorers, _dump_slicer
+
     document = {
         "version": FORMAT_VERSION,
         "scorers": _dump_scorers(policy.scorer),

@@ -31,7 +31,6 @@ agent loop states its task once, at the start. Other presets use the chat defaul
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from cupel import scorers, slicers  # packages whose members are imported on first use
 from cupel.errors import CupelTypeError, InvalidConfigurationError
@@ -41,6 +40,12 @@ from cupel.policy._entries import _type_name
 from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.policy import Policy
 from cupel.protocols import Placer, Scorer, Slicer
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 __all__ = [
     "UnknownPresetError",

@@ -7,6 +7,7 @@ are registered by :mod:`cupel.policy._builtins`; custom ones are added with :fun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,10 +16,10 @@ from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 # The one door to the registries: importing _builtins fills them, and the readers and writers the
 # rest of the package uses are re-exported from here so that nothing uses an empty registry.
 from cupel.policy import _builtins  # noqa: F401
-from cupel.policy._entries import _NAME, _Entry, _Params, _Registry, _type_name
 from cupel.policy._entries import _PLACERS as _PLACERS
 from cupel.policy._entries import _SCORERS as _SCORERS
 from cupel.policy._entries import _SLICERS as _SLICERS
+from cupel.policy._entries import _Entry, _Params, _Registry, _type_name
 from cupel.policy._entries import _Reader as _Reader
 from cupel.policy._readers import _read_component as _read_component
 from cupel.policy._readers import _read_scorers as _read_scorers
@@ -28,6 +29,8 @@ from cupel.policy._writers import _dump_scorers as _dump_scorers
 from cupel.policy._writers import _dump_slicer as _dump_slicer
 from cupel.policy.errors import PolicyFileError
 from cupel.protocols import Placer, Scorer, Slicer
+
+_NAME = re.compile(r"[a-z][a-z0-9_.]*")
 
 __all__ = [
     "register_placer",

@@ -6,11 +6,17 @@ import importlib
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from itertools import repeat
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.tokens.truncate import truncate_by_count
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 __all__ = [
     "CounterLike",
@@ -98,6 +104,12 @@ class FunctionCounter(TokenCounterBase):
             raise CupelTypeError(f"FunctionCounter.count needs a str, got {type(text).__name__}")
         return self.function(text)
 
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        if type(self).count is not FunctionCounter.count:  # a subclass's own count is honoured
+            return TokenCounterBase.count_many(self, texts)  # named: the decorator may rebuild the class
+        # One call of the function per text and nothing else per text (the texts checked in C).
+        return list(map(self.function, _check_texts("FunctionCounter", texts)))
+
 
 def count_texts(counter: TokenCounter, texts: Sequence[str]) -> list[int]:
     """``counter.count_many(texts)``, checked: one non-negative int per text."""
@@ -107,6 +119,8 @@ def count_texts(counter: TokenCounter, texts: Sequence[str]) -> list[int]:
     name = type(counter).__name__
     if len(counts) != len(texts):
         raise CupelError(f"{name}.count_many returned {len(counts)} counts for {len(texts)} texts")
+    if set(map(type, counts)) == _INT and min(counts) >= 0:
+        return list(counts)  # every count a plain non-negative int: checked in C
     result: list[int] = []
     for index, value in enumerate(counts):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -119,9 +133,14 @@ def count_texts(counter: TokenCounter, texts: Sequence[str]) -> list[int]:
     return result
 
 
+_INT = {int}
+
+
 def _check_texts(owner: str, texts: Sequence[str]) -> Sequence[str]:
     if isinstance(texts, str):
         raise CupelTypeError(f"{owner}.count_many needs a sequence of strings, not a single string")
+    if all(map(isinstance, texts, repeat(str))):
+        return texts
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise CupelTypeError(

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.tokens.base import TokenCounterBase, _check_texts
 from cupel.tokens.truncate import ELLIPSIS
+
+TYPE_CHECKING = False  # not typing's: see cupel._frozen
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:
+    from cupel._frozen import dataclass
 
 _UNITS = ("chars", "utf8_bytes")
 

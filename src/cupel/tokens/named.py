@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.tokens.base import TokenCounterBase
 
@@ -41,6 +39,8 @@ def counter_from_name(spec: str) -> TokenCounterBase:
         from cupel.tokens.tiktoken import TiktokenCounter
 
         return TiktokenCounter(name)
+    from pathlib import Path  # not for the heuristics above
+
     if name.lower().endswith(".json") or Path(name).is_file():
         from cupel.tokens.huggingface import HuggingFaceCounter
 

@@ -1,0 +1,133 @@
+"""Every unit's item for the ``"turns"`` report, built column by column.
+
+Each item equals, field by field, what :func:`~cupel.chat.turn_units.unit_item` builds (the fast-path
+tests compare the reports entry by entry). The columns are filled by C-level passes, and the parts
+that depend on a message's position alone -- its timestamp, the timestamp's microseconds and the
+one-index tuple -- are kept between selections: a chat re-trimmed every turn asks for the same
+positions again. All are immutable values, so sharing them between items and reports is safe.
+"""
+
+from __future__ import annotations
+
+import _thread  # the lock alone: threading itself is not loaded on the command line's path
+from collections import deque
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from itertools import repeat
+from typing import Any
+
+from cupel._trusted import trusted_batch
+from cupel.chat._parse import SYSTEM_ROLES
+from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
+from cupel.chat.turn_columns import KINDS
+from cupel.chat.turn_units import TurnRecords
+from cupel.model import ContextItem, ContextSource, _ReadOnlyMap, epoch_microseconds
+
+__all__ = ["POSITIONS_KEPT", "kind_codes", "unit_items"]
+
+POSITIONS_KEPT = 1 << 18  # positions whose stamps are kept (about 40 MB at most)
+
+_items = trusted_batch(ContextItem)
+_EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
+_new = object.__new__
+_set_data: Callable[[object, dict[str, object]], None] = _ReadOnlyMap.__dict__["_data"].__set__
+
+
+class _Positions:
+    """Per message position: its synthetic timestamp, the stamp in microseconds, ``(position,)``."""
+
+    def __init__(self) -> None:
+        self.lock = _thread.allocate_lock()
+        self.stamps: list[datetime] = []
+        self.micros: list[int] = []
+        self.singles: list[tuple[int]] = []
+
+    def columns(self, count: int) -> tuple[list[datetime], list[int], list[tuple[int]]]:
+        """The three columns for positions ``0 .. count - 1`` (or longer lists; read by index)."""
+        with self.lock:
+            known = len(self.stamps)
+            if known >= count:
+                return self.stamps, self.micros, self.singles
+            positions = range(known, count)
+            stamps = [*self.stamps, *map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), positions))]
+            micros = [*self.micros, *map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))]
+            singles = [*self.singles, *zip(positions)]
+            if count <= POSITIONS_KEPT:
+                # New lists, never grown in place: a reader holding the old ones sees them unchanged.
+                self.stamps, self.micros, self.singles = stamps, micros, singles
+            return stamps, micros, singles
+
+
+_positions = _Positions()
+_SYSTEM_CODE = dict.fromkeys(SYSTEM_ROLES, 2)
+
+
+def kind_codes(records: TurnRecords) -> list[int]:
+    """Each unit's kind, as its position in :data:`~cupel.chat.turn_columns.KINDS`."""
+    codes = list(map(_SYSTEM_CODE.get, records.first_roles, repeat(0)))
+    if records.units is not None:
+        for position, unit in enumerate(records.units):
+            if len(unit) > 1 and codes[position] == 0:
+                codes[position] = 1
+    return codes
+
+
+def _read_only(data: list[dict[str, object]]) -> list[Mapping[str, object]]:
+    """``_ReadOnlyMap(d)`` for each dict, taking the dict as its data (each is fresh: no copy)."""
+    maps: list[Any] = list(map(_new, repeat(_ReadOnlyMap, len(data))))
+    deque(map(_set_data, maps, data), maxlen=0)
+    return maps
+
+
+def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
+    """Every unit's item, as :func:`~cupel.chat.turn_units.unit_item` builds it, column by column."""
+    count = len(records.tokens)
+    originals = records.originals
+    units = records.units
+    if units is None:
+        stamps, micros, singles = _positions.columns(count)
+        contents = records.columns.renderings()
+        roles = records.columns.roles
+        role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
+        tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
+        metadata = _read_only(
+            [
+                {MESSAGES_KEY: message, INDICES_KEY: single, ROLES_KEY: tag}
+                # ``singles`` may be longer than the transcript (kept from a longer one).
+                for message, single, tag in zip(zip(originals), singles, tags, strict=False)
+            ]
+        )
+    else:
+        firsts = [unit[0] for unit in units]
+        stamps, micros, _ = _positions.columns(max(firsts, default=-1) + 1)
+        stamps = list(map(stamps.__getitem__, firsts))
+        micros = list(map(micros.__getitem__, firsts))
+        rendering = records.columns.rendering
+        contents = ["\n".join(map(rendering, unit)) for unit in units]
+        unit_roles = [records.roles(position) for position in range(count)]
+        tags = [tuple(dict.fromkeys(roles)) for roles in unit_roles]
+        metadata = _read_only(
+            [
+                {
+                    MESSAGES_KEY: tuple(originals[index] for index in unit),
+                    INDICES_KEY: unit,
+                    ROLES_KEY: roles,
+                }
+                for unit, roles in zip(units, unit_roles, strict=True)
+            ]
+        )
+    return _items(
+        count,
+        contents,
+        records.tokens,
+        list(map(KINDS.__getitem__, kind_codes(records))),
+        repeat(ContextSource.CHAT),
+        repeat(None),
+        tags,
+        metadata,
+        stamps,
+        repeat(None),
+        pinned,
+        repeat(None),
+        micros,
+    )

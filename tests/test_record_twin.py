@@ -1,0 +1,83 @@
+"""cupel._frozen.dataclass behaves as dataclasses.dataclass(slots=True) does for the records it builds."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from cupel import _frozen
+from cupel.chat import ChatOptions
+from cupel.policy import ChatSettings, Policy, tool_use
+from cupel.tokens import FunctionCounter, HeuristicCounter
+
+
+def _pair(frozen: bool) -> tuple[type, type]:
+    def body() -> dict[str, object]:
+        return {
+            "__annotations__": {"name": "str", "size": "int", "tags": "list[str]"},
+            "size": 3,
+            "tags": None,
+            "__post_init__": lambda self: None,
+        }
+
+    real_body, twin_body = body(), body()
+    real_body["tags"] = dataclasses.field(default_factory=list)
+    twin_body["tags"] = _frozen.field(default_factory=list)
+    real = dataclasses.dataclass(frozen=frozen, slots=True)(type("Thing", (), real_body))
+    twin = _frozen.dataclass(frozen=frozen, slots=True)(type("Thing", (), twin_body))
+    return real, twin
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_the_twin_matches_a_real_dataclass(frozen: bool) -> None:
+    real, twin = _pair(frozen)
+    for cls in (real, twin):
+        first, second = cls("a"), cls("a", 3, [])
+        assert first == second and first != cls("b")
+        assert first.tags == [] and first.tags is not cls("a").tags  # one new list per record
+        assert [f.name for f in dataclasses.fields(cls)] == ["name", "size", "tags"]
+        assert dataclasses.replace(first, size=5) == cls("a", 5)
+        assert dataclasses.asdict(first) == {"name": "a", "size": 3, "tags": []}
+        assert not hasattr(first, "__dict__")
+        assert copy.deepcopy(first) == first
+    assert repr(twin("a", 4, ["x"])) == repr(real("a", 4, ["x"]))
+    assert twin.__match_args__ == real.__match_args__
+    if frozen:
+        assert hash(twin("a", 3, ("x",))) == hash(real("a", 3, ("x",))) == hash(("a", 3, ("x",)))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            twin("a").name = "b"  # type: ignore[attr-defined]
+    else:
+        assert twin.__hash__ is None and real.__hash__ is None
+        record = twin("a")
+        record.size = 9  # type: ignore[attr-defined]
+        assert record == twin("a", 9)
+    with pytest.raises(TypeError):
+        twin()
+
+
+def test_public_records_keep_value_semantics_pickling_and_validation() -> None:
+    for record in (ChatSettings(strategy="last"), ChatOptions(part_costs={"image": 3}), HeuristicCounter(3)):
+        assert pickle.loads(pickle.dumps(record)) == record
+        assert hash(record) == hash(copy.copy(record))
+    assert dataclasses.replace(ChatSettings(), recent_share=1).recent_share == 1.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ChatSettings().strategy = "last"  # type: ignore[misc]
+    with pytest.raises(Exception, match="must be callable"):
+        FunctionCounter(3)  # type: ignore[arg-type]
+    policy = tool_use()
+    assert Policy.from_pipeline(policy.build_pipeline()) == policy.replace(chat=None)
+    assert repr(policy).startswith("Policy(scorer=CompositeScorer(")
+
+
+def test_a_real_dataclass_can_subclass_a_record() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Bytes(HeuristicCounter):
+        unit: str = "utf8_bytes"
+
+    counter = Bytes()
+    assert (counter.chars_per_token, counter.unit) == (4, "utf8_bytes")
+    assert counter == Bytes() and counter != HeuristicCounter(unit="utf8_bytes")
+    assert [f.name for f in dataclasses.fields(counter)] == ["chars_per_token", "unit"]
