@@ -210,7 +210,19 @@ def greedy_order(
 def greedy_fill(
     order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
 ) -> list[int] | None:
-    """The indices GREEDY-SLICE selects (``greedy_select`` without ``skipped``), or None.
+    """The indices GREEDY-SLICE selects (``greedy_select`` without ``skipped``), or None."""
+    filled = greedy_fill_by_density(order, tokens, scores, target)
+    if filled is None:
+        return None
+    by_density, _, positions = filled
+    return column(by_density[positions])
+
+
+def greedy_fill_by_density(
+    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
+) -> tuple[Any, Any, Any] | None:
+    """:func:`greedy_fill` as arrays: the candidates in density order, their token counts, and the
+    positions taken in that order; None where numpy is not used.
 
     Whatever fits before the first candidate that does not is one prefix of the density order. After
     that, the tokens remaining only shrink, so a candidate larger than what remained at a miss can
@@ -246,7 +258,7 @@ def greedy_fill(
                 walked.append(position)
                 remaining -= count
         taken.append(np.array(walked, dtype=np.intp))
-    return column(by_density[np.concatenate(taken)] if taken else np.zeros(0, dtype=np.int64))
+    return by_density, counts, np.concatenate(taken) if taken else np.zeros(0, dtype=np.intp)
 
 
 def int_column(values: list[int]) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, filterfalse
 from operator import attrgetter, not_, or_
 from typing import Any
@@ -13,7 +13,7 @@ from cupel import _numeric
 from cupel._prepared import Prepared
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event, item_events
-from cupel.diagnostics.reasons import Deduplicated, ExclusionReason, InclusionReason
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, deduplicated_batch
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
     PipelineStage,
@@ -31,10 +31,11 @@ _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionRea
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
-# printf-style: the same text as the f-strings' ``:.6g`` (a test checks), formatted faster.
-_SCORED_MESSAGE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g".__mod__
+_SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
+_MESSAGE_BLOCK = 2048
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
+_CONTENT_OF = attrgetter("content")
 
 
 class Tracer:
@@ -117,12 +118,33 @@ class Tracer:
         score_by_id = dict(zip(map(id, items), scores, strict=True))
         placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
         del score_by_id  # freed before the records are built: a lower peak
+        self._included(placed, placed_scores, _special_positions(placed))
+
+    def included_at(
+        self,
+        placed: list[ContextItem],
+        positions: list[int],
+        items: list[ContextItem],
+        scores: list[float],
+        pinned_count: int,
+    ) -> None:
+        """:meth:`included_all` where the placer gave the positions in ``items`` it placed (``placed``
+        is ``items`` taken at ``positions``) and the first ``pinned_count`` of ``items`` are the pinned
+        ones. Each placed item's score is taken by position, without a lookup by identity.
+        ``positions`` is the run's own list, cleared once read (its records then take its place).
+        """
+        if all(map(_TOKENS_OF, items)):
+            # No zero-token item: the special positions are the pinned ones, found from the positions.
+            special = list(compress(range(len(positions)), map(pinned_count.__gt__, positions)))
+        else:
+            special = _special_positions(placed)
+        placed_scores = list(map(scores.__getitem__, positions))
+        positions.clear()  # freed before the records are built: a lower peak
+        self._included(placed, placed_scores, special)
+
+    def _included(self, placed: list[ContextItem], placed_scores: list[float], special: list[int]) -> None:
         count = len(placed)
         reasons = [_SCORED] * count
-        # Pinned and zero-token items are few: found by C-level passes, then set one by one.
-        special = list(
-            compress(range(count), map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
-        )
         for position in special:
             reasons[position] = _PINNED if placed[position].pinned else _ZERO_TOKEN
         if not self.plain:
@@ -131,7 +153,7 @@ class Tracer:
             return
         collector: Any = self.collector
         if self.item_events:
-            messages = list(map(_SCORED_MESSAGE, placed_scores))
+            messages = scored_messages(placed_scores)
             for position in special:
                 messages[position] = f"{_INCLUDED_PREFIX[reasons[position]]}{placed_scores[position]:.6g}"
             collector.events.extend(item_events(PipelineStage.PLACE, messages))
@@ -140,45 +162,43 @@ class Tracer:
     def excluded_all(
         self,
         stage: PipelineStage,
-        items: list[ContextItem],
+        items: Iterable[ContextItem],
         scores: list[float],
         distinct: list[ExclusionReason],
         slots: list[int],
     ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` was left out for
-        ``distinct[slots[n]]``.
+        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` (of as many as
+        ``scores`` holds; ``items`` may be an iterator) was left out for ``distinct[slots[n]]``.
 
         A reason shared by several exclusions is one object, described once, and their item events
         are one shared (immutable) event.
         """
-        reasons = list(map(distinct.__getitem__, slots))
         if not self.plain:
-            for item, score, reason in zip(items, scores, reasons, strict=True):
-                self.excluded(stage, item, score, reason)
+            for item, score, slot in zip(items, scores, slots, strict=True):
+                self.excluded(stage, item, score, distinct[slot])
             return
         collector: Any = self.collector
         if self.item_events:
             events = item_events(stage, [reason.describe() for reason in distinct])
             collector.events.extend(map(events.__getitem__, slots))
-        collector._excluded.extend(collector._entries[3](len(items), items, scores, reasons))
+        reasons = map(distinct.__getitem__, slots)
+        collector._excluded.extend(collector._entries[3](len(scores), items, scores, reasons))
         collector._excluded_scores.extend(scores)
 
     def deduplicated(
         self, scoreable: list[ContextItem], scores: list[float], dropped: list[int], kept_by: list[int]
     ) -> None:
         """Stage 3: report each dropped index with the index whose content won, in the given order."""
+        # One reason per winner, in order of first occurrence, found by C-level passes.
+        winners = dict.fromkeys(kept_by)
+        slots = list(map(dict(zip(winners, range(len(winners)), strict=True)).__getitem__, kept_by))
         distinct: list[ExclusionReason] = []
-        slot_of: dict[int, int] = {}  # one reason per winner
-        slots: list[int] = []
-        for kept in kept_by:
-            slot = slot_of.get(kept)
-            if slot is None:
-                slot = slot_of[kept] = len(distinct)
-                distinct.append(Deduplicated(scoreable[kept].content))
-            slots.append(slot)
+        distinct.extend(
+            deduplicated_batch(len(winners), map(_CONTENT_OF, map(scoreable.__getitem__, winners)))
+        )
         self.excluded_all(
             PipelineStage.DEDUPLICATE,
-            list(map(scoreable.__getitem__, dropped)),
+            map(scoreable.__getitem__, dropped),
             list(map(scores.__getitem__, dropped)),
             distinct,
             slots,
@@ -207,6 +227,7 @@ class Tracer:
         else:
             chosen, skipped = fast[0], []
         sliced = list(map(scoreable.__getitem__, chosen))
+        # The scores' own objects (the report keeps them): no new float per entry.
         sliced_scores = list(map(scores.__getitem__, chosen))
         if len(sliced) < len(order):
             attribution = SliceAttribution.build(
@@ -216,6 +237,7 @@ class Tracer:
                 sliced,
                 sliced_scores,
                 type(slicer).__name__,
+                _numeric.take_sum(tokens, chosen),
             )
             left_out: list[int]
             available: list[int | None]
@@ -226,9 +248,9 @@ class Tracer:
                 left_tokens = list(map(tokens.__getitem__, left_out))
             else:
                 _, left_out, available, left_tokens = fast
-            left_items = list(map(scoreable.__getitem__, left_out))
             left_scores = list(map(scores.__getitem__, left_out))
             distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
+            left_items = map(scoreable.__getitem__, left_out)
             self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores
@@ -252,6 +274,25 @@ class Tracer:
             self.excluded(PipelineStage.SLICE, item, entry.score, reason)
 
 
+def scored_messages(scores: list[float]) -> list[str]:
+    """The SCORED inclusion message for each score: the f-string's ``{score:.6g}`` text, formatted
+    printf-style one block of scores per operation (no message contains a line break; blocks keep
+    the text being built in cache)."""
+    messages: list[str] = []
+    for start in range(0, len(scores), _MESSAGE_BLOCK):
+        block = scores[start : start + _MESSAGE_BLOCK]
+        messages.extend((_SCORED_LINE * len(block) % tuple(block)).split("\n"))
+        messages.pop()  # the text after the block's last line break
+    return messages
+
+
+def _special_positions(placed: list[ContextItem]) -> list[int]:
+    """Positions of the pinned and zero-token items (few), found by C-level passes."""
+    return list(
+        compress(range(len(placed)), map(or_, map(_PINNED_OF, placed), map(not_, map(_TOKENS_OF, placed))))
+    )
+
+
 def _greedy_left_out(
     order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
 ) -> tuple[list[int], list[int], list[int | None], list[int]] | None:
@@ -263,16 +304,20 @@ def _greedy_left_out(
     what remains at a candidate is the target less the tokens of the selected candidates before it in
     density order, one cumulative sum.
     """
-    chosen = _numeric.greedy_fill(order, tokens, scores, target)
-    if chosen is None:
+    filled = _numeric.greedy_fill_by_density(order, tokens, scores, target)
+    if filled is None:
         return None
     np = _numeric.numpy_module()
-    by_density, counts = _numeric._density_order(np, order, tokens, scores)  # exact when fill was
+    by_density, counts, positions = filled
+    chosen_array = by_density[positions]
+    chosen = _numeric.column(chosen_array)
     taken = np.zeros(len(tokens), dtype=bool)
-    taken[_numeric._ints(np, chosen)] = True
+    taken[chosen_array] = True
+    taken_by_density = np.zeros(len(counts), dtype=np.int64)
+    taken_by_density[positions] = counts[positions]
     # Read only at left-out candidates, where the running total does not include the candidate itself.
     available = np.zeros(len(tokens), dtype=np.int64)
-    available[by_density] = target - np.cumsum(np.where(taken[by_density], counts, 0))
+    available[by_density] = target - np.cumsum(taken_by_density)
     indices = _numeric._ints(np, order)
     left = indices[~taken[indices]]
     counts_by_index = _numeric._ints(np, tokens)

@@ -289,16 +289,26 @@ class Pipeline:
             merged = self._handle_overflow(merged, merged_tokens, budget, pinned, tracer)
             items = [entry.item for entry in merged]
             item_scores = [entry.score for entry in merged]
+        positions: list[int] | None = None
+        placed: list[ContextItem]
         place_items = getattr(self.placer, "place_items", None)
-        if place_items is not None:
-            placed: list[ContextItem] = place_items(items, item_scores)
+        if tracer is not None and self.deduplication and "place_indices" in type(self.placer).__dict__:
+            # By position: the report takes each placed item's score by index, not by identity
+            # (deduplicated candidates are distinct instances; pinned ones all score 1.0).
+            positions = self.placer.place_indices(items, item_scores)  # type: ignore[attr-defined]
+            placed = list(map(items.__getitem__, positions))
+        elif place_items is not None:
+            placed = place_items(items, item_scores)
         else:
             make = ScoredItem._make
             placed = self.placer.place([make(pair) for pair in zip(items, item_scores, strict=True)])
         if len(placed) != len(items):
             raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(items)}")
         if tracer is not None:
-            tracer.included_all(placed, items, item_scores)
+            if positions is None:
+                tracer.included_all(placed, items, item_scores)
+            else:
+                tracer.included_at(placed, positions, items, item_scores, len(pinned))
             tracer.finish(tracer.stages.PLACE, entering_place, len(placed))
         return placed
 

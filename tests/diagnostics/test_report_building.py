@@ -8,6 +8,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import repeat
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -26,16 +27,18 @@ from cupel import (
 )
 from cupel._gc_pause import collector_paused
 from cupel._score_order import nan_last, sort_by_score
-from cupel._tracer import _SCORED_MESSAGE
+from cupel._tracer import scored_messages
 from cupel._trusted import trusted_batch
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
+    Deduplicated,
     ExclusionReason,
     InclusionReason,
     ScoredTooLow,
     budget_exceeded,
+    deduplicated_batch,
 )
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.model import ContextBudget as Budget
@@ -60,6 +63,20 @@ class _ScoredListGreedy:
 _ScoredListGreedy.__name__ = "GreedySlice"
 
 
+class _ItemsOnlyPlacer:
+    """A built-in placer without its index form: the report then finds each placed item's score by
+    identity."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def place(self, items: Sequence[ScoredItem]) -> list[ContextItem]:
+        return list(self._inner.place(items))
+
+    def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
+        return list(self._inner.place_items(items, scores))
+
+
 def _without_timings(report: SelectionReport) -> SelectionReport:
     events = tuple(replace(event, duration_ms=0.0) for event in report.events)
     return replace(report, events=events)
@@ -72,7 +89,7 @@ def assert_explained_as_by_identity(
     general = Pipeline(
         sample.scorer,
         _ScoredListGreedy(),
-        sample.placer,
+        _ItemsOnlyPlacer(sample.placer),
         deduplication=sample.deduplication,
         overflow_strategy=sample.overflow_strategy,
     )
@@ -214,6 +231,9 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     items = [ContextItem(content=message or "x", tokens=1) for message in messages]
     entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
     assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]
+    duplicates = deduplicated_batch(len(messages), messages)
+    assert duplicates == [Deduplicated(message) for message in messages]
+    assert [reason.describe() for reason in duplicates] == [Deduplicated(m).describe() for m in messages]
 
 
 _SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
@@ -304,9 +324,11 @@ def test_a_frozen_permanent_generation_is_left_alone() -> None:
         gc.unfreeze()
 
 
-@given(st.floats() | st.integers(-(10**20), 10**20))
-def test_the_batch_inclusion_message_equals_the_single_one(score: float) -> None:
-    assert _SCORED_MESSAGE(score) == f"{InclusionReason.SCORED.value}: score={score:.6g}"
+@given(st.lists(st.floats() | st.integers(-(10**20), 10**20), max_size=30))
+def test_the_batch_inclusion_messages_equal_the_single_ones(scores: list[float]) -> None:
+    expected = [f"{InclusionReason.SCORED.value}: score={score:.6g}" for score in scores]
+    assert scored_messages(scores) == expected
+    assert scored_messages(scores * 150) == expected * 150  # several blocks
 
 
 @given(st.integers(min_value=0), st.integers())

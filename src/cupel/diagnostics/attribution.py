@@ -63,13 +63,15 @@ class SliceAttribution:
         selected: Sequence[ContextItem],
         selected_scores: Sequence[float],
         slicer_name: str,
+        selected_tokens: int | None = None,
     ) -> SliceAttribution:
+        """``selected_tokens``: the selected items' total tokens when already known."""
         displaced_by = displacing_pinned(pinned).content if pinned else None
         return cls.of_selection(
             effective_target,
             unpinned_target,
             displaced_by,
-            sum(map(_TOKENS, selected)),
+            sum(map(_TOKENS, selected)) if selected_tokens is None else selected_tokens,
             selected_scores,
             slicer_name,
         )

@@ -157,6 +157,10 @@ class Deduplicated(ExclusionReason):
         return f"duplicate of {_preview(self.deduplicated_against)}, which scored at least as high"
 
 
+#: ``Deduplicated(content)`` for each of ``count`` contents the caller took from checked items.
+deduplicated_batch = trusted_batch(Deduplicated)
+
+
 @dataclass(frozen=True, slots=True)
 class QuotaCapExceeded(ExclusionReason):
     """The item's kind had reached its cap."""

@@ -21,17 +21,20 @@ class ChronologicalPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
+        return list(map(items.__getitem__, self.place_indices(items, scores)))
+
+    def place_indices(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[int]:
+        """The positions of ``items`` in placed order (what ``place_items`` returns, by index)."""
         keys = list(map(_TIMESTAMP, items))
         fast = _numeric.chronological_order(keys)
         if fast is not None:
-            return list(map(items.__getitem__, fast))
+            return fast
         timestamped = [index for index, key in enumerate(keys) if key is not None]
         # sort() is stable, so equal timestamps keep their input order.
         timestamped.sort(key=keys.__getitem__)
-        placed = [items[index] for index in timestamped]
-        if len(placed) < len(items):
-            placed.extend(item for item, key in zip(items, keys, strict=True) if key is None)
-        return placed
+        if len(timestamped) < len(items):
+            timestamped.extend(index for index, key in enumerate(keys) if key is None)
+        return timestamped
 
     def __repr__(self) -> str:
         return "ChronologicalPlacer()"

@@ -21,13 +21,16 @@ class UShapedPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
+        return list(map(items.__getitem__, self.place_indices(items, scores)))
+
+    def place_indices(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[int]:
+        """The positions of ``items`` in placed order (what ``place_items`` returns, by index)."""
         # Stable descending sort: ranks follow score (NaN last), then input order.
         ranked = descending_indices(range(len(items)), scores)
         # Even ranks fill from the left edge inwards, odd ranks from the right edge inwards.
-        left = [items[index] for index in ranked[0::2]]
-        right = [items[index] for index in ranked[1::2]]
+        right = ranked[1::2]
         right.reverse()
-        return left + right
+        return ranked[0::2] + right
 
     def __repr__(self) -> str:
         return "UShapedPlacer()"
