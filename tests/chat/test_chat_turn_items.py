@@ -9,16 +9,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cupel.chat import select_messages
-from cupel.chat._columns import _RENDERED
+from cupel.chat._columns import TranscriptColumns
 from cupel.chat._parse import render_plain
 from cupel.chat.convert import INDICES_KEY, SYNTHETIC_EPOCH
 from cupel.diagnostics.reasons import BudgetExceeded
 from cupel.model import epoch_microseconds
 
 
-@given(st.integers(0, 10**6), st.sampled_from(["user", "assistant", "system"]), st.text(min_size=1))
-def test_the_one_pass_rendering_is_render_plain(index: int, role: str, content: str) -> None:
-    assert _RENDERED.format(index, role, content) == render_plain(index, role, content)
+@given(
+    st.lists(st.tuples(st.sampled_from(["user", "assistant", "system"]), st.text(max_size=5)), max_size=30),
+    st.integers(0, 40),
+)
+def test_the_column_renderings_are_render_plain(messages: list[tuple[str, str]], longer: int) -> None:
+    # Openings kept from a longer transcript first (they are kept between calls), then this one's.
+    longer_roles = ["user"] * longer
+    TranscriptColumns(longer_roles, [0] * longer, ["x"] * longer, {}, None).renderings()
+    roles = [role for role, _ in messages]
+    contents: list[str | None] = [content for _, content in messages]
+    columns = TranscriptColumns(roles, [0] * len(roles), contents, {}, None)
+    expected = [render_plain(index, role, content) for index, (role, content) in enumerate(messages)]
+    assert columns.renderings() == expected
 
 
 def _transcript(size: int) -> list[dict[str, Any]]:

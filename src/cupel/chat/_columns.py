@@ -21,7 +21,20 @@ from cupel.tokens.base import CounterLike
 
 __all__ = ["TranscriptColumns", "read_columns"]
 
-_RENDERED = "[{}] {}: {}"  # render_plain of a message with a non-empty text (a test checks they agree)
+OPENS_KEPT = 1 << 18  # positions whose rendering openings ("[0", "[1", ...) are kept between calls
+_opens: list[str] = []  # replaced, never grown in place: a reader holding the old list sees it unchanged
+
+
+def _openings(count: int) -> list[str]:
+    """``"[0", "[1", ...`` for at least ``count`` positions (kept for up to :data:`OPENS_KEPT`)."""
+    global _opens
+    opens = _opens
+    if len(opens) >= count:
+        return opens
+    opens = [*opens, *map("[{}".format, range(len(opens), count))]
+    if count <= OPENS_KEPT:
+        _opens = opens
+    return opens
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +62,13 @@ class TranscriptColumns:
     def renderings(self) -> list[str]:
         """Every message's rendering."""
         if not self.parsed:
-            if all(self.contents):  # every text non-empty: render_plain's first form, in one C pass
-                return list(map(_RENDERED.format, range(len(self.roles)), self.roles, self.contents))
+            if all(self.contents):  # every text non-empty: render_plain's first form, in C passes
+                # "[{index}" (kept between calls) + "] {role}: " (one per role) + the text, joined
+                # (a test checks they agree with render_plain).
+                middles = {role: f"] {role}: " for role in set(self.roles)}
+                opens = _openings(len(self.roles))  # may be longer (kept from a longer transcript)
+                pieces = zip(opens, map(middles.__getitem__, self.roles), self.contents, strict=False)
+                return list(map("".join, pieces))  # type: ignore[arg-type]
             return list(map(render_plain, range(len(self.roles)), self.roles, self.contents))  # type: ignore[arg-type]
         return list(map(self.rendering, range(len(self.roles))))
 

@@ -15,6 +15,7 @@ from itertools import chain, compress, filterfalse, repeat
 from operator import itemgetter, not_, sub
 from typing import Any
 
+from cupel import _numeric
 from cupel._gc_pause import collector_paused
 from cupel._trusted import trusted_batch
 from cupel.chat._columns import TranscriptColumns
@@ -60,10 +61,12 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
     kept = outcome.kept
     tokens = records.tokens
     included = list(compress(range(count), kept))
-    excluded = list(compress(range(count), map(not_, kept)))
+    left_out = list(compress(range(count), map(not_, kept)))
     # By score descending, then position: a stable sort keeps ascending positions among equal scores
-    # (the column-scored policies give no NaN).
-    excluded.sort(key=scores.__getitem__, reverse=True)
+    # (the column-scored policies give no NaN); numpy's for a large list, else Python's.
+    excluded = _numeric.order_by_score(scores, left_out)
+    if excluded is None:
+        excluded = sorted(left_out, key=scores.__getitem__, reverse=True)
     return SelectionReport(
         events=(),
         included=tuple(
