@@ -130,6 +130,9 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     count = len(values) - int(np.count_nonzero(absent))
     if count <= 1:
         return None
+    counted = _counted_ranks(np, values, absent)
+    if counted is not None:
+        return column(counted / (count - 1))
     # The rank is the number of keyed items with a strictly smaller key (exact: integers below 2**53):
     # in ascending order (NaN last), the position where a run of equal keys starts.
     by_key = np.argsort(values)
@@ -142,6 +145,28 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     scores = ranks / (count - 1)
     scores[absent] = 0.0
     return column(scores)
+
+
+def _counted_ranks(np: Any, values: Any, absent: Any) -> Any:
+    """Ranks of integer keys spanning at most one value per key (priorities, say) by counting, as
+    floats with 0.0 for the absent keys; None for keys that need a sort.
+
+    A key's rank is the number of keyed items with a smaller key: the count of each key value, summed
+    over the smaller values. No sort: about a fifth of the time of the argsort at 1,000,000 keys.
+    """
+    present = values[~absent]
+    low, high = present.min(), present.max()
+    if high - low >= len(values):
+        return None
+    offsets = present - low
+    keys = offsets.astype(np.intp)
+    if (keys != offsets).any():
+        return None  # not integers (the sort path handles them)
+    counts = np.bincount(keys)
+    smaller = np.cumsum(counts) - counts
+    ranks = np.zeros(len(values), dtype=np.float64)
+    ranks[~absent] = smaller[keys]
+    return ranks
 
 
 def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int] | None:
