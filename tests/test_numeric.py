@@ -118,12 +118,3 @@ def test_descending_is_the_stable_sort_of_negated_values(values: list[float]) ->
     array = numpy.array(values, dtype=numpy.float64)
     expected = numpy.argsort(-array, kind="stable")
     assert _numeric._descending(numpy, array).tolist() == expected.tolist()
-
-
-@given(values=st.lists(st.one_of(st.none(), st.integers(-(2**52), 2**52), st.integers(0, 3)), max_size=60))
-def test_chronological_order_matches(values: list[int | None], always_fast: None) -> None:
-    fast = _numeric.chronological_order(values)
-    timestamped = sorted(
-        (index for index, key in enumerate(values) if key is not None), key=values.__getitem__
-    )
-    assert fast == timestamped + [index for index, key in enumerate(values) if key is None]
