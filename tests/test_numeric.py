@@ -36,6 +36,22 @@ def test_rank_scores_match(values: list[int | None], always_fast: None) -> None:
         assert _numeric.rank_scores(values) is not None  # the fast path really ran
 
 
+@given(values=st.lists(st.one_of(st.none(), st.integers(-4, 3)), min_size=8, max_size=60))
+def test_rank_scores_by_counting_match(values: list[int | None], always_fast: None) -> None:
+    # Keys spanning fewer values than there are items are ranked by counting, not by a sort.
+    present = numpy.array([value for value in values if value is not None], dtype=numpy.float64)
+    if len(present) > 1:
+        absent = numpy.array([value is None for value in values])
+        array = numpy.array(values, dtype=numpy.float64)
+        assert _numeric._counted_ranks(numpy, array, absent) is not None
+    assert rank_scores(values) == pure(rank_scores, values)
+
+
+def test_rank_scores_of_fractional_keys_are_sorted(always_fast: None) -> None:
+    values = numpy.array([0.5, 1.0, 0.0, 2.0])
+    assert _numeric._counted_ranks(numpy, values, numpy.isnan(values)) is None
+
+
 def test_rank_scores_beyond_int64_fall_back(always_fast: None) -> None:
     values: list[int | None] = [2**70, 1, None, 5]
     assert _numeric.rank_scores(values) is None
@@ -93,3 +109,12 @@ def test_chronological_order_matches(stamps: list[int | None], always_fast: None
     )
     untimed = [index for index, key in enumerate(stamps) if key is None]
     assert _numeric.chronological_order(stamps) == (timestamped + untimed)
+
+
+@given(
+    values=st.lists(st.floats(allow_nan=False) | st.sampled_from([0.0, -0.0, 5e-324, -5e-324]), max_size=60)
+)
+def test_descending_is_the_stable_sort_of_negated_values(values: list[float]) -> None:
+    array = numpy.array(values, dtype=numpy.float64)
+    expected = numpy.argsort(-array, kind="stable")
+    assert _numeric._descending(numpy, array).tolist() == expected.tolist()

@@ -130,6 +130,9 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     count = len(values) - int(np.count_nonzero(absent))
     if count <= 1:
         return None
+    counted = _counted_ranks(np, values, absent)
+    if counted is not None:
+        return column(counted / (count - 1))
     # The rank is the number of keyed items with a strictly smaller key (exact: integers below 2**53):
     # in ascending order (NaN last), the position where a run of equal keys starts.
     by_key = np.argsort(values)
@@ -144,6 +147,28 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     return column(scores)
 
 
+def _counted_ranks(np: Any, values: Any, absent: Any) -> Any:
+    """Ranks of integer keys spanning at most one value per key (priorities, say) by counting, as
+    floats with 0.0 for the absent keys; None for keys that need a sort.
+
+    A key's rank is the number of keyed items with a smaller key: the count of each key value, summed
+    over the smaller values. No sort: about a fifth of the time of the argsort at 1,000,000 keys.
+    """
+    present = values[~absent]
+    low, high = present.min(), present.max()
+    if high - low >= len(values):
+        return None
+    offsets = present - low
+    keys = offsets.astype(np.intp)
+    if (keys != offsets).any():
+        return None  # not integers (the sort path handles them)
+    counts = np.bincount(keys)
+    smaller = np.cumsum(counts) - counts
+    ranks = np.zeros(len(values), dtype=np.float64)
+    ranks[~absent] = smaller[keys]
+    return ranks
+
+
 def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int] | None:
     """``sorted(indices, key=scores.__getitem__, reverse=True)`` (a stable sort), or None."""
     np = _large(indices)
@@ -154,7 +179,19 @@ def order_by_score(scores: Sequence[float], indices: Sequence[int]) -> list[int]
     if np.isnan(values).any():
         return None  # Python's ordering of NaN is what the pure path defines
     # A stable ascending sort of the negated scores keeps equal scores in index order.
-    return column(index[np.argsort(-values, kind="stable")])
+    return column(index[_descending(np, values)])
+
+
+def _descending(np: Any, values: Any) -> Any:
+    """Positions of ``values`` (no NaN) by value descending, equal values in position order.
+
+    The same order as a stable argsort of ``-values``, sorted as int64 keys (a quarter faster than
+    float64 at 1,000,000 values): the bits of a float64, with the magnitude bits of negative numbers
+    flipped, order like the floats; adding 0.0 first turns -0.0 into 0.0, which compares equal to it.
+    """
+    bits = (values + 0.0).view(np.int64)
+    keys = bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
+    return np.argsort(~keys, kind="stable")
 
 
 def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -> list[float] | None:
@@ -188,7 +225,7 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
     with np.errstate(divide="ignore", invalid="ignore"):
         densities = values / counts
     densities[zero] = np.finfo(np.float64).max
-    positions = np.argsort(-densities, kind="stable")
+    positions = _descending(np, densities)
     return index[positions], counts[positions]
 
 
@@ -311,8 +348,10 @@ def chronological_order(keys: Sequence[int | None]) -> list[int] | None:
     values = _exact_keys(np, keys)
     if values is None:
         return None
-    # NaN (a None key) sorts after every number; the stable sort keeps input order among equals.
-    result: list[int] = np.argsort(values, kind="stable").tolist()
+    # A None key (NaN) sorts after every number; the stable sort keeps input order among equals. The
+    # keys are integers below 2**53, sorted as int64 (faster than float64) with None as 2**62.
+    keys = np.where(np.isnan(values), 2**62, values).astype(np.int64)
+    result: list[int] = np.argsort(keys, kind="stable").tolist()
     return result
 
 
