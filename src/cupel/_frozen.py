@@ -153,7 +153,9 @@ def _build_record(cls: type, frozen: bool) -> type:
     namespace["__slots__"] = namespace["__match_args__"] = names
     defaults = {name: own[name] for name in names if name in own}
     if "__init__" not in own:
-        namespace["__init__"] = _make_init(cls.__qualname__, names, defaults, hasattr(cls, "__post_init__"))
+        namespace["__init__"] = _make_init(
+            cls.__qualname__, names, defaults, hasattr(cls, "__post_init__"), frozen
+        )
     if "__eq__" not in own:
         namespace["__eq__"] = _record_eq
         if "__hash__" not in own or own["__hash__"] is None:
@@ -166,24 +168,27 @@ def _build_record(cls: type, frozen: bool) -> type:
 
 
 def _make_init(
-    qualname: str, names: tuple[str, ...], defaults: dict[str, object], post_init: bool
+    qualname: str, names: tuple[str, ...], defaults: dict[str, object], post_init: bool, frozen: bool
 ) -> Callable[..., None]:
     scope: dict[str, object] = {"_set": object.__setattr__, "_none": _NO_VALUE}
     parameters = []
     body = []
+    # As dataclasses does: a frozen record's fields are set through object.__setattr__, a mutable
+    # record's by plain assignment (several times faster per field on hot paths such as parsing).
+    store = "_set(self, {name!r}, {value})" if frozen else "self.{name} = {value}"
     for name in names:
         default = defaults.get(name, _NO_VALUE)
         if isinstance(default, _Factory):
             scope[f"_factory_{name}"] = default.factory
             parameters.append(f"{name}=_none")
-            body.append(f"_set(self, {name!r}, _factory_{name}() if {name} is _none else {name})")
+            body.append(store.format(name=name, value=f"_factory_{name}() if {name} is _none else {name}"))
             continue
         if default is not _NO_VALUE:
             scope[f"_default_{name}"] = default
             parameters.append(f"{name}=_default_{name}")
         else:
             parameters.append(name)
-        body.append(f"_set(self, {name!r}, {name})")
+        body.append(store.format(name=name, value=name))
     if post_init:
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(parameters)}):\n    " + "\n    ".join(body or ["pass"])
