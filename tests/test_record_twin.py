@@ -81,3 +81,20 @@ def test_a_real_dataclass_can_subclass_a_record() -> None:
     assert (counter.chars_per_token, counter.unit) == (4, "utf8_bytes")
     assert counter == Bytes() and counter != HeuristicCounter(unit="utf8_bytes")
     assert [f.name for f in dataclasses.fields(counter)] == ["chars_per_token", "unit"]
+
+
+def test_a_mutable_record_sets_its_fields_through_its_own_setattr_as_a_dataclass_does() -> None:
+    def logged(cls_name: str, decorate: object, seen: list[str]) -> type:
+        def setattr_(self: object, name: str, value: object) -> None:
+            seen.append(name)
+            object.__setattr__(self, name, value)
+
+        body = {"__annotations__": {"name": "str", "size": "int"}, "size": 0, "__setattr__": setattr_}
+        return decorate(type(cls_name, (), body))  # type: ignore[operator,no-any-return]
+
+    real_seen: list[str] = []
+    twin_seen: list[str] = []
+    real = logged("Real", dataclasses.dataclass(slots=True), real_seen)
+    twin = logged("Twin", _frozen.dataclass(slots=True), twin_seen)
+    assert real("a").size == twin("a").size == 0
+    assert real_seen == twin_seen == ["name", "size"]
