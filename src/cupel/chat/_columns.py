@@ -16,25 +16,14 @@ from typing import Any
 
 from cupel.chat._counts import count_texts_once
 from cupel.chat._parse import ParsedMessage, link_units, render_plain
+from cupel.chat._position_columns import PositionColumn
 from cupel.chat.options import ChatOptions
 from cupel.tokens.base import CounterLike
 
 __all__ = ["TranscriptColumns", "read_columns"]
 
-OPENS_KEPT = 1 << 18  # positions whose rendering openings ("[0", "[1", ...) are kept between calls
-_opens: list[str] = []  # replaced, never grown in place: a reader holding the old list sees it unchanged
-
-
-def _openings(count: int) -> list[str]:
-    """``"[0", "[1", ...`` for at least ``count`` positions (kept for up to :data:`OPENS_KEPT`)."""
-    global _opens
-    opens = _opens
-    if len(opens) >= count:
-        return opens
-    opens = [*opens, *map("[{}".format, range(len(opens), count))]
-    if count <= OPENS_KEPT:
-        _opens = opens
-    return opens
+#: Rendering openings ``"[0"``, ``"[1"``, ... of plain messages, kept between calls.
+_OPENINGS: PositionColumn[str] = PositionColumn(lambda positions: map("[{}".format, positions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +55,7 @@ class TranscriptColumns:
                 # "[{index}" (kept between calls) + "] {role}: " (one per role) + the text, joined
                 # (a test checks they agree with render_plain).
                 middles = {role: f"] {role}: " for role in set(self.roles)}
-                opens = _openings(len(self.roles))  # may be longer (kept from a longer transcript)
+                opens = _OPENINGS.upto(len(self.roles))  # may be longer (kept from a longer transcript)
                 pieces = zip(opens, map(middles.__getitem__, self.roles), self.contents, strict=False)
                 return list(map("".join, pieces))  # type: ignore[arg-type]
             return list(map(render_plain, range(len(self.roles)), self.roles, self.contents))  # type: ignore[arg-type]

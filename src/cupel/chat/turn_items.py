@@ -9,7 +9,6 @@ positions again. All are immutable values, so sharing them between items and rep
 
 from __future__ import annotations
 
-import _thread  # the lock alone: threading itself is not loaded on the command line's path
 from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
@@ -18,14 +17,13 @@ from typing import Any
 
 from cupel._trusted import trusted_batch
 from cupel.chat._parse import SYSTEM_ROLES
+from cupel.chat._position_columns import PositionColumn
 from cupel.chat.convert import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH
 from cupel.chat.turn_columns import KINDS
 from cupel.chat.turn_units import TurnRecords
 from cupel.model import ContextItem, ContextSource, _ReadOnlyMap, epoch_microseconds
 
-__all__ = ["POSITIONS_KEPT", "kind_codes", "unit_items"]
-
-POSITIONS_KEPT = 1 << 18  # positions whose stamps are kept (about 40 MB at most)
+__all__ = ["kind_codes", "unit_items"]
 
 _items = trusted_batch(ContextItem)
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
@@ -33,32 +31,14 @@ _new = object.__new__
 _set_data: Callable[[object, dict[str, object]], None] = _ReadOnlyMap.__dict__["_data"].__set__
 
 
-class _Positions:
-    """Per message position: its synthetic timestamp, the stamp in microseconds, ``(position,)``."""
-
-    def __init__(self) -> None:
-        self.lock = _thread.allocate_lock()
-        self.stamps: list[datetime] = []
-        self.micros: list[int] = []
-        self.singles: list[tuple[int]] = []
-
-    def columns(self, count: int) -> tuple[list[datetime], list[int], list[tuple[int]]]:
-        """The three columns for positions ``0 .. count - 1`` (or longer lists; read by index)."""
-        with self.lock:
-            known = len(self.stamps)
-            if known >= count:
-                return self.stamps, self.micros, self.singles
-            positions = range(known, count)
-            stamps = [*self.stamps, *map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), positions))]
-            micros = [*self.micros, *map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))]
-            singles = [*self.singles, *zip(positions)]
-            if count <= POSITIONS_KEPT:
-                # New lists, never grown in place: a reader holding the old ones sees them unchanged.
-                self.stamps, self.micros, self.singles = stamps, micros, singles
-            return stamps, micros, singles
-
-
-_positions = _Positions()
+# Per position: its synthetic timestamp, that stamp in microseconds, and ``(position,)``.
+_STAMPS: PositionColumn[datetime] = PositionColumn(
+    lambda positions: map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), positions))
+)
+_MICROS: PositionColumn[int] = PositionColumn(
+    lambda positions: map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))
+)
+_SINGLES: PositionColumn[tuple[int]] = PositionColumn(zip)
 _SYSTEM_CODE = dict.fromkeys(SYSTEM_ROLES, 2)
 
 
@@ -85,7 +65,7 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
     originals = records.originals
     units = records.units
     if units is None:
-        stamps, micros, singles = _positions.columns(count)
+        stamps, micros, singles = _STAMPS.upto(count), _MICROS.upto(count), _SINGLES.upto(count)
         contents = records.columns.renderings()
         roles = records.columns.roles
         role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
@@ -99,7 +79,8 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
         )
     else:
         firsts = [unit[0] for unit in units]
-        stamps, micros, _ = _positions.columns(max(firsts, default=-1) + 1)
+        needed = max(firsts, default=-1) + 1
+        stamps, micros = _STAMPS.upto(needed), _MICROS.upto(needed)
         stamps = list(map(stamps.__getitem__, firsts))
         micros = list(map(micros.__getitem__, firsts))
         rendering = records.columns.rendering
