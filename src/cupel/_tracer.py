@@ -11,8 +11,9 @@ from typing import Any
 
 from cupel import _numeric
 from cupel._prepared import Prepared
+from cupel.diagnostics._deferred import PlacedEvents, SharedEvents, included_message
 from cupel.diagnostics.attribution import SliceAttribution
-from cupel.diagnostics.events import item_event, item_events
+from cupel.diagnostics.events import item_event
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, deduplicated_batch
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
@@ -26,13 +27,9 @@ from cupel.slicers.greedy import GreedySlice
 
 __all__ = ["Tracer"]
 
-# The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
-_INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
-_SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
-_MESSAGE_BLOCK = 2048
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
 _CONTENT_OF = attrgetter("content")
@@ -77,7 +74,7 @@ class Tracer:
         if self.item_events:
             self.record_item = collector.record_item_event
             if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
-                self.record_item = collector.events.append
+                self.record_item = collector.events.append  # the list itself: batches expand in place
         observer: Any = self.observer
         self.on_excluded: Callable[[PipelineStage, ContextItem, float, ExclusionReason], None] | None = (
             None if observer is None else observer.on_excluded
@@ -109,7 +106,7 @@ class Tracer:
 
     def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
         if self.record_item is not None:
-            self.record_item(item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}"))
+            self.record_item(item_event(PipelineStage.PLACE, included_message(reason, score)))
         if self.on_included is not None:
             self.on_included(item, score, reason)
 
@@ -153,11 +150,14 @@ class Tracer:
             return
         collector: Any = self.collector
         if self.item_events:
-            messages = scored_messages(placed_scores)
-            for position in special:
-                messages[position] = f"{_INCLUDED_PREFIX[reasons[position]]}{placed_scores[position]:.6g}"
-            collector.events.extend(item_events(PipelineStage.PLACE, messages))
-        collector._included.extend(collector._entries[2](count, placed, placed_scores, reasons))
+            special_messages = [
+                (position, included_message(reasons[position], placed_scores[position]))
+                for position in special
+            ]
+            collector.record_item_batch(PlacedEvents(placed_scores, special_messages))
+        collector._included_items += placed
+        collector._included_scores += placed_scores
+        collector._included_reasons += reasons
 
     def excluded_all(
         self,
@@ -179,11 +179,10 @@ class Tracer:
             return
         collector: Any = self.collector
         if self.item_events:
-            events = item_events(stage, [reason.describe() for reason in distinct])
-            collector.events.extend(map(events.__getitem__, slots))
-        reasons = map(distinct.__getitem__, slots)
-        collector._excluded.extend(collector._entries[3](len(scores), items, scores, reasons))
-        collector._excluded_scores.extend(scores)
+            collector.record_item_batch(SharedEvents(stage, distinct, slots))
+        collector._excluded_items.extend(items)
+        collector._excluded_scores += scores
+        collector._excluded_reasons.extend(map(distinct.__getitem__, slots))
 
     def deduplicated(
         self, scoreable: list[ContextItem], scores: list[float], dropped: list[int], kept_by: list[int]
@@ -272,18 +271,6 @@ class Tracer:
                 continue
             reason = attribution.reason(item, entry.score, slice_exclusions.get(id(item)))
             self.excluded(PipelineStage.SLICE, item, entry.score, reason)
-
-
-def scored_messages(scores: list[float]) -> list[str]:
-    """The SCORED inclusion message for each score: the f-string's ``{score:.6g}`` text, formatted
-    printf-style one block of scores per operation (no message contains a line break; blocks keep
-    the text being built in cache)."""
-    messages: list[str] = []
-    for start in range(0, len(scores), _MESSAGE_BLOCK):
-        block = scores[start : start + _MESSAGE_BLOCK]
-        messages.extend((_SCORED_LINE * len(block) % tuple(block)).split("\n"))
-        messages.pop()  # the text after the block's last line break
-    return messages
 
 
 def _special_positions(placed: list[ContextItem]) -> list[int]:

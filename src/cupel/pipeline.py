@@ -137,7 +137,7 @@ class Pipeline:
         collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
         with collector_paused():
             self._execute(items, budget, Tracer(collector))
-            return collector.build_report()
+            return collector._report(copy=False)
 
     async def arun(
         self,
