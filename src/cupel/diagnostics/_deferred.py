@@ -10,22 +10,35 @@ eagerly (tests compare them); once built, a field is an ordinary tuple that stay
 
 from __future__ import annotations
 
-from _thread import allocate_lock
+from _thread import RLock
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cupel._gc_pause import collector_paused
 from cupel.diagnostics.events import PipelineStage, TraceEvent, item_events
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.model import ContextItem
 
-__all__ = ["Deferred", "PlacedEvents", "SharedEvents", "expanded", "included_message", "scored_messages"]
+__all__ = [
+    "Deferred",
+    "ExclusionBatch",
+    "InclusionBatch",
+    "expanded",
+    "included_message",
+    "scored_messages",
+    "spliced",
+]
 
 # The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
 _INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
-_SCORED_LINE = f"{_INCLUDED_PREFIX[InclusionReason.SCORED]}%.6g\n"
+_SCORED = InclusionReason.SCORED
+_PINNED = InclusionReason.PINNED
+_ZERO_TOKEN = InclusionReason.ZERO_TOKEN
+_SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
 _MESSAGE_BLOCK = 2048
 
-_lock = allocate_lock()
+# Guards building on first read; re-entrant, as building a report field builds batches too.
+_lock = RLock()
 
 
 class Deferred:
@@ -83,50 +96,145 @@ def included_message(reason: InclusionReason, score: float) -> str:
     return f"{_INCLUDED_PREFIX[reason]}{score:.6g}"
 
 
-class SharedEvents:
-    """The item events of a batch of exclusions at one stage: exclusion ``n`` was for
-    ``distinct[slots[n]]``, and exclusions sharing a reason share one (immutable) event."""
+class ExclusionBatch:
+    """A batch of exclusions at one stage, in the order they were decided, explained when first read.
 
-    __slots__ = ("_built", "distinct", "slots", "stage")
+    Exclusion ``n`` is ``items[positions[n]]`` with score ``scores[positions[n]]``; ``explain()``
+    returns the distinct reasons and, per exclusion, the position of its reason among them.
+    Exclusions sharing a reason share one reason object and one (immutable) item event. The lists
+    are the run's own, never changed afterwards.
+    """
 
-    def __init__(self, stage: PipelineStage, distinct: list[ExclusionReason], slots: list[int]) -> None:
+    __slots__ = ("_events", "_explained", "explain", "items", "positions", "scores", "stage")
+
+    def __init__(
+        self,
+        stage: PipelineStage,
+        items: Sequence[ContextItem],
+        scores: Sequence[float],
+        positions: Sequence[int],
+        explain: Callable[[], tuple[list[ExclusionReason], list[int]]],
+    ) -> None:
         self.stage = stage
-        self.distinct = distinct
-        self.slots = slots
-        self._built: list[TraceEvent] | None = None
-
-    def __len__(self) -> int:
-        return len(self.slots)
-
-    def build(self) -> list[TraceEvent]:
-        """The events, built once (a collector and the report it built then share them)."""
-        if self._built is None:
-            events = item_events(self.stage, [reason.describe() for reason in self.distinct])
-            self._built = list(map(events.__getitem__, self.slots))
-        return self._built
-
-
-class PlacedEvents:
-    """The item events of the placed items, in placed order: ``special`` holds the positions whose
-    message is not the SCORED one, with their message."""
-
-    __slots__ = ("_built", "scores", "special")
-
-    def __init__(self, scores: list[float], special: list[tuple[int, str]]) -> None:
+        self.items = items
         self.scores = scores
-        self.special = special
-        self._built: list[TraceEvent] | None = None
+        self.positions = positions
+        self.explain: Callable[[], tuple[list[ExclusionReason], list[int]]] | None = explain
+        self._explained: tuple[list[ExclusionReason], list[int]] | None = None
+        self._events: list[TraceEvent] | None = None
 
     def __len__(self) -> int:
-        return len(self.scores)
+        return len(self.positions)
+
+    def reasons(self) -> tuple[list[ExclusionReason], list[int]]:
+        """The distinct reasons and each exclusion's slot among them, found once."""
+        with _lock:
+            if self._explained is None:
+                assert self.explain is not None
+                self._explained = self.explain()
+                self.explain = None  # what it read is no longer needed
+            return self._explained
+
+    def columns(self) -> tuple[list[ContextItem], list[float], list[ExclusionReason]]:
+        """The excluded items, their scores and their reasons, in order."""
+        distinct, slots = self.reasons()
+        reasons = list(map(distinct.__getitem__, slots))
+        if self.positions is None:
+            return list(self.items), list(self.scores), reasons
+        positions = self.positions
+        return (
+            list(map(self.items.__getitem__, positions)),
+            list(map(self.scores.__getitem__, positions)),
+            reasons,
+        )
 
     def build(self) -> list[TraceEvent]:
-        if self._built is None:
-            messages = scored_messages(self.scores)
-            for position, message in self.special:
-                messages[position] = message
-            self._built = item_events(PipelineStage.PLACE, messages)
-        return self._built
+        """The item events, built once (a collector and the report it built then share them)."""
+        with _lock:
+            if self._events is None:
+                distinct, slots = self.reasons()
+                events = item_events(self.stage, [reason.describe() for reason in distinct])
+                self._events = list(map(events.__getitem__, slots))
+            return self._events
+
+
+def spliced(
+    columns: tuple[list[Any], list[float], list[Any]],
+    batches: Sequence[tuple[int, ExclusionBatch | InclusionBatch]],
+) -> tuple[list[Any], list[float], list[Any]]:
+    """The decisions in ``columns`` (items, scores, reasons) with each batch's inserted at its
+    offset (the number of decisions in ``columns`` made before it)."""
+    if not batches:
+        return columns
+    items: list[Any] = []
+    scores: list[float] = []
+    reasons: list[Any] = []
+    start = 0
+    for offset, batch in batches:
+        batch_items, batch_scores, batch_reasons = batch.columns()
+        items += columns[0][start:offset] + batch_items
+        scores += columns[1][start:offset] + batch_scores
+        reasons += columns[2][start:offset] + batch_reasons
+        start = offset
+    return items + columns[0][start:], scores + columns[1][start:], reasons + columns[2][start:]
+
+
+class InclusionBatch:
+    """The placed items, in placed order, with their scores and reasons found when first read.
+
+    ``placed[n]`` scored ``scores[positions[n]]`` (``positions`` None: ``scores[n]``); ``special()``
+    gives the positions in ``placed`` of the pinned and zero-token items, whose reason (and message)
+    is not the SCORED one. The lists are the run's own, never changed afterwards.
+    """
+
+    __slots__ = ("_columns", "_events", "_special", "placed", "positions", "scores", "special")
+
+    def __init__(
+        self,
+        placed: list[ContextItem],
+        scores: Sequence[float],
+        positions: Sequence[int] | None,
+        special: Callable[[], list[int]],
+    ) -> None:
+        self.placed = placed
+        self.scores = scores
+        self.positions = positions
+        self.special: Callable[[], list[int]] | None = special
+        self._special: list[int] = []
+        self._columns: tuple[list[ContextItem], list[float], list[InclusionReason]] | None = None
+        self._events: list[TraceEvent] | None = None
+
+    def __len__(self) -> int:
+        return len(self.placed)
+
+    def columns(self) -> tuple[list[ContextItem], list[float], list[InclusionReason]]:
+        """The placed items, their scores and their inclusion reasons, found once."""
+        with _lock:
+            if self._columns is None:
+                assert self.special is not None
+                placed = self.placed
+                if self.positions is None:
+                    scores = list(self.scores)
+                else:
+                    scores = list(map(self.scores.__getitem__, self.positions))
+                reasons = [_SCORED] * len(placed)
+                self._special = self.special()
+                for position in self._special:
+                    reasons[position] = _PINNED if placed[position].pinned else _ZERO_TOKEN
+                self._columns = (placed, scores, reasons)
+                self.special = self.positions = None  # what they read is no longer needed
+            return self._columns
+
+    def build(self) -> list[TraceEvent]:
+        """The item events, built once (a collector and the report it built then share them)."""
+        with _lock:
+            if self._events is None:
+                _, scores, reasons = self.columns()
+                messages = scored_messages(scores)
+                for position in self._special:
+                    messages[position] = included_message(reasons[position], scores[position])
+                self._events = item_events(PipelineStage.PLACE, messages)
+            return self._events
 
 
 def expanded(events: list[Any], batches: list[int]) -> list[TraceEvent]:

@@ -20,7 +20,7 @@ from cupel._wire_format import (
     require_count,
     require_mapping,
 )
-from cupel.diagnostics._deferred import Deferred, defer, expanded
+from cupel.diagnostics._deferred import Deferred, ExclusionBatch, InclusionBatch, defer, expanded, spliced
 from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, event_from_dict, event_to_dict
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
@@ -80,8 +80,8 @@ _FIELD_SETTERS = {name: SelectionReport.__dict__[name].__set__ for name in Selec
 
 def deferred_report(
     events: tuple[list[Any], list[int]],
-    included: tuple[list[ContextItem], list[float], list[InclusionReason]],
-    excluded: tuple[list[ContextItem], list[float], list[ExclusionReason]],
+    included: tuple[list[ContextItem], list[float], list[InclusionReason], list[tuple[int, InclusionBatch]]],
+    excluded: tuple[list[ContextItem], list[float], list[ExclusionReason], list[tuple[int, ExclusionBatch]]],
     total_candidates: int,
     total_tokens_considered: int,
     count_requirement_shortfalls: tuple[CountRequirementShortfall, ...],
@@ -89,9 +89,10 @@ def deferred_report(
     """A report whose entries and events are built from a run's column buffers when first read.
 
     ``events`` is a list of events and event batches (see :mod:`cupel.diagnostics._deferred`) with
-    the batches' positions; ``included`` the placed items, scores and reasons in placed order;
-    ``excluded`` the left-out ones in the order they were excluded (the report sorts them by score,
-    stably). The lists are the report's from then on.
+    the batches' positions; ``included`` the placed items, scores and reasons in placed order, and
+    batches of inclusions with their offsets among them; ``excluded`` the same for the left-out
+    items, in the order they were excluded (the report sorts them by score, stably). The lists are
+    the report's from then on.
     """
     report: SelectionReport = object.__new__(SelectionReport)
     _FIELD_SETTERS["total_candidates"](report, total_candidates)
@@ -99,11 +100,17 @@ def deferred_report(
     _FIELD_SETTERS["count_requirement_shortfalls"](report, count_requirement_shortfalls)
     pending: dict[str, Callable[[], Any]] = {
         "events": lambda: tuple(expanded(*events)),
-        "included": lambda: tuple(_included_batch(len(included[0]), *included)),
-        "excluded": lambda: _sorted_excluded(*excluded),
+        "included": lambda: _included_entries(*spliced(included[:3], included[3])),
+        "excluded": lambda: _sorted_excluded(*spliced(excluded[:3], excluded[3])),
     }
     defer(report, pending)
     return report
+
+
+def _included_entries(
+    items: list[ContextItem], scores: list[float], reasons: list[InclusionReason]
+) -> tuple[IncludedItem, ...]:
+    return tuple(_included_batch(len(items), items, scores, reasons))
 
 
 def _sorted_excluded(

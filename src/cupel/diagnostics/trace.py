@@ -7,7 +7,7 @@ from enum import IntEnum
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cupel.diagnostics._deferred import expanded
+from cupel.diagnostics._deferred import ExclusionBatch, InclusionBatch, expanded
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
@@ -152,9 +152,12 @@ class DiagnosticTraceCollector:
         self._included_items: list[ContextItem] = []
         self._included_scores: list[float] = []
         self._included_reasons: list[InclusionReason] = []
+        self._included_batches: list[tuple[int, InclusionBatch]] = []
         self._excluded_items: list[ContextItem] = []
         self._excluded_scores: list[float] = []
         self._excluded_reasons: list[ExclusionReason] = []
+        # Batches of exclusions explained when read, each with its offset in the columns above.
+        self._excluded_batches: list[tuple[int, ExclusionBatch]] = []
         self._shortfalls: list[CountRequirementShortfall] = []
         self._callback_failed = False
 
@@ -171,10 +174,18 @@ class DiagnosticTraceCollector:
         self._events = events
         self._batches = []
 
-    def record_item_batch(self, batch: Any) -> None:
-        """Record a batch of item events (``SharedEvents`` or ``PlacedEvents``), built when read."""
+    def record_item_batch(self, batch: ExclusionBatch | InclusionBatch) -> None:
+        """Record the item events of a batch of decisions, built when read."""
         self._batches.append(len(self._events))
         self._events.append(batch)
+
+    def record_included_batch(self, batch: InclusionBatch) -> None:
+        """Record a batch of inclusions, explained when read (the report's entries)."""
+        self._included_batches.append((len(self._included_items), batch))
+
+    def record_excluded_batch(self, batch: ExclusionBatch) -> None:
+        """Record a batch of exclusions, explained when read (the report's entries)."""
+        self._excluded_batches.append((len(self._excluded_items), batch))
 
     @property
     def is_enabled(self) -> bool:
@@ -251,17 +262,19 @@ class DiagnosticTraceCollector:
             self._included_items,
             self._included_scores,
             self._included_reasons,
+            self._included_batches,
             self._excluded_items,
             self._excluded_scores,
             self._excluded_reasons,
+            self._excluded_batches,
         ]
         if copy:
             buffers = [buffer.copy() for buffer in buffers]
         events, batches, *columns = buffers
         return deferred_report(
             (events, batches),
-            (columns[0], columns[1], columns[2]),
-            (columns[3], columns[4], columns[5]),
+            (columns[0], columns[1], columns[2], columns[3]),
+            (columns[4], columns[5], columns[6], columns[7]),
             self._total_candidates,
             self._total_tokens,
             tuple(self._shortfalls),
