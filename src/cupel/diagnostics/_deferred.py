@@ -166,6 +166,8 @@ def spliced(
     offset (the number of decisions in ``columns`` made before it)."""
     if not batches:
         return columns
+    if len(batches) == 1 and not columns[0]:
+        return batches[0][1].columns()  # the common case: one batch and nothing else
     items: list[Any] = []
     scores: list[float] = []
     reasons: list[Any] = []

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from cupel import _numeric
 from cupel._score_order import descending_indices
 from cupel._trusted import trusted_batch
 from cupel._wire_format import (
@@ -116,8 +117,12 @@ def _included_entries(
 def _sorted_excluded(
     items: list[ContextItem], scores: list[float], reasons: list[ExclusionReason]
 ) -> tuple[ExcludedItem, ...]:
-    # Stable sort: equal scores keep the order in which items were excluded.
-    order = descending_indices(range(len(scores)), scores)
+    # Stable sort: equal scores keep the order in which items were excluded (numpy's for large lists
+    # without NaN, the same order).
+    positions = range(len(scores))
+    order = _numeric.order_by_score(scores, positions)
+    if order is None:
+        order = descending_indices(positions, scores)
     return tuple(
         _excluded_batch(
             len(order),
