@@ -23,11 +23,11 @@ from cupel.diagnostics.trace import (
     TraceDetailLevel,
     TraceEvent,
 )
+from cupel.model import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers.greedy import GreedySlice
 
 if TYPE_CHECKING:
     from cupel.diagnostics.report import SelectionReport
-from cupel.model import ContextBudget, ContextItem, ScoredItem
-from cupel.slicers.greedy import GreedySlice
 
 __all__ = ["Tracer"]
 
@@ -176,11 +176,11 @@ class Tracer:
         items: Sequence[ContextItem],
         scores: Sequence[float],
         positions: Sequence[int],
-        explain: Callable[[], tuple[list[ExclusionReason], list[int]]],
+        explain: Callable[[list[float]], tuple[list[ExclusionReason], list[int]]],
     ) -> None:
         """Report a batch of exclusions at ``stage``, in the given order: ``items[position]``, scored
-        ``scores[position]``, for each of ``positions``; ``explain()`` gives the distinct reasons and,
-        per exclusion, the position of its reason among them (see :class:`ExclusionBatch`).
+        ``scores[position]``, for each of ``positions``; ``explain``, given those scores, gives the
+        distinct reasons and, per exclusion, the position of its reason (see :class:`ExclusionBatch`).
 
         The plain report-building collector keeps the batch and explains it when the report is read;
         any other collector hears of each exclusion now. ``items``, ``scores`` and ``positions`` are
@@ -201,7 +201,7 @@ class Tracer:
     ) -> None:
         """Stage 3: report each dropped index with the index whose content won, in the given order."""
 
-        def explain() -> tuple[list[ExclusionReason], list[int]]:
+        def explain(_scores: list[float]) -> tuple[list[ExclusionReason], list[int]]:
             # One reason per winner, in order of first occurrence, found by C-level passes.
             winners = dict.fromkeys(kept_by)
             slots = list(map(dict(zip(winners, range(len(winners)), strict=True)).__getitem__, kept_by))
@@ -242,14 +242,11 @@ class Tracer:
         sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
         selected_tokens = _numeric.take_sum(tokens, chosen)
         if len(sliced) < len(order):
-            left_out: list[int]
-            if fast is None:
-                left_out = list(filterfalse(set(chosen).__contains__, order))
-            else:
-                left_out = fast[1].tolist()
+            # A list, or the array of the left-out indices (a list once read).
+            left_out: Any = list(filterfalse(set(chosen).__contains__, order)) if fast is None else fast[1]
             slicer_name = type(slicer).__name__
 
-            def explain() -> tuple[list[ExclusionReason], list[int]]:
+            def explain(left_scores: list[float]) -> tuple[list[ExclusionReason], list[int]]:
                 attribution = SliceAttribution.build(
                     effective.target_tokens,
                     unpinned_target,
@@ -267,7 +264,6 @@ class Tracer:
                     left_tokens = list(map(tokens.__getitem__, left_out))
                 else:
                     available, left_tokens = fast[2].tolist(), fast[3].tolist()
-                left_scores = list(map(scores.__getitem__, left_out))
                 return attribution.shared_budget_reasons(left_tokens, left_scores, available)
 
             self.excluded_batch(PipelineStage.SLICE, scoreable, scores, left_out, explain)

@@ -177,3 +177,33 @@ def test_building_fields_runs_no_collection_and_leaves_no_cycles() -> None:
     assert collections == [] and gc.isenabled()
     del report
     assert gc.collect() == 0
+
+
+def test_large_reports_sort_their_exclusions_as_the_stable_sort_does() -> None:
+    # Enough exclusions for the array sort, with many equal scores (ties keep the exclusion order).
+    items = [
+        ContextItem(f"item {index % 9000}", 5 + index % 17, priority=index % 4) for index in range(10_000)
+    ]
+    reference = _RecordingCollector()
+    SAMPLE_PIPELINES[0].run_traced(items, ContextBudget(20_000, 15_000), reference)
+    expected = reference.eager_report()
+    assert len(expected.excluded) > 4096
+    for report in (
+        SAMPLE_PIPELINES[0].dry_run(items, ContextBudget(20_000, 15_000)),
+        reference.build_report(),
+    ):
+        assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+        assert report.excluded == expected.excluded
+
+
+def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:
+    items = [ContextItem(f"item {index % 150}", 30, priority=index % 5) for index in range(200)]
+    collector = DiagnosticTraceCollector(TraceDetailLevel.STAGE)
+    SAMPLE_PIPELINES[0].run_traced(items, ContextBudget(1000, 1000), collector)
+    report = collector.build_report()
+    assert [event.message for event in report.events] == [None] * 5
+    assert len(report.included) + len(report.excluded) == 200
+    full = SAMPLE_PIPELINES[0].dry_run(items, ContextBudget(1000, 1000))
+    assert report.included == full.included and report.excluded == full.excluded
+    collector.events = [TraceEvent(PipelineStage.SLICE, 1.0, 2)]  # still assignable, as an attribute was
+    assert collector.events == [TraceEvent(PipelineStage.SLICE, 1.0, 2)]

@@ -2,7 +2,8 @@
 
 A large run decides about every candidate, but most reports are read in part (the included items, a
 few exclusions) or not at all. So the collector keeps each decision in column buffers -- items,
-scores, reasons; for item events, the placed scores and the distinct reasons -- and the records
+scores, reasons -- or, for a batch of decisions, as positions into the run's own lists with what
+explains them (:class:`ExclusionBatch`, :class:`InclusionBatch`); the records
 (:class:`~cupel.diagnostics.report.ExcludedItem`, ``TraceEvent`` ...) are built, all of one field at
 once, the first time that field is read. They equal, and serialise exactly as, the records built
 eagerly (tests compare them); once built, a field is an ordinary tuple that stays.
@@ -69,7 +70,7 @@ class Deferred:
                         with collector_paused():
                             value = build()
                         field.__set__(self, value)
-                        del pending[name]  # type: ignore[index]  # the buffers are freed with it
+                        del pending[name]  # the buffers it read are freed with it
                         return value
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -99,13 +100,15 @@ def included_message(reason: InclusionReason, score: float) -> str:
 class ExclusionBatch:
     """A batch of exclusions at one stage, in the order they were decided, explained when first read.
 
-    Exclusion ``n`` is ``items[positions[n]]`` with score ``scores[positions[n]]``; ``explain()``
-    returns the distinct reasons and, per exclusion, the position of its reason among them.
+    Exclusion ``n`` is ``items[positions[n]]`` with score ``scores[positions[n]]`` (``positions`` may
+    be a numpy int64 array, turned into a list when first read); ``explain``, given
+    those scores in order, returns the distinct reasons and, per exclusion, the position of its
+    reason among them.
     Exclusions sharing a reason share one reason object and one (immutable) item event. The lists
     are the run's own, never changed afterwards.
     """
 
-    __slots__ = ("_events", "_explained", "explain", "items", "positions", "scores", "stage")
+    __slots__ = ("_events", "_explained", "_scores", "explain", "items", "positions", "scores", "stage")
 
     def __init__(
         self,
@@ -113,14 +116,15 @@ class ExclusionBatch:
         items: Sequence[ContextItem],
         scores: Sequence[float],
         positions: Sequence[int],
-        explain: Callable[[], tuple[list[ExclusionReason], list[int]]],
+        explain: Callable[[list[float]], tuple[list[ExclusionReason], list[int]]],
     ) -> None:
         self.stage = stage
         self.items = items
         self.scores = scores
         self.positions = positions
-        self.explain: Callable[[], tuple[list[ExclusionReason], list[int]]] | None = explain
+        self.explain: Callable[[list[float]], tuple[list[ExclusionReason], list[int]]] | None = explain
         self._explained: tuple[list[ExclusionReason], list[int]] | None = None
+        self._scores: list[float] = []  # the excluded items' scores, once explained
         self._events: list[TraceEvent] | None = None
 
     def __len__(self) -> int:
@@ -131,21 +135,20 @@ class ExclusionBatch:
         with _lock:
             if self._explained is None:
                 assert self.explain is not None
-                self._explained = self.explain()
+                if type(self.positions) is not list:  # an int64 array: a list of ints once read
+                    self.positions = self.positions.tolist()  # type: ignore[attr-defined]
+                self._scores = list(map(self.scores.__getitem__, self.positions))
+                self._explained = self.explain(self._scores)
                 self.explain = None  # what it read is no longer needed
             return self._explained
 
     def columns(self) -> tuple[list[ContextItem], list[float], list[ExclusionReason]]:
         """The excluded items, their scores and their reasons, in order."""
         distinct, slots = self.reasons()
-        reasons = list(map(distinct.__getitem__, slots))
-        if self.positions is None:
-            return list(self.items), list(self.scores), reasons
-        positions = self.positions
         return (
-            list(map(self.items.__getitem__, positions)),
-            list(map(self.scores.__getitem__, positions)),
-            reasons,
+            list(map(self.items.__getitem__, self.positions)),
+            self._scores,
+            list(map(distinct.__getitem__, slots)),
         )
 
     def build(self) -> list[TraceEvent]:
