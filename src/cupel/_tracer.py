@@ -170,26 +170,15 @@ class Tracer:
             collector.record_item_batch(batch)
         collector.record_included_batch(batch)
 
-    def excluded_batch(
-        self,
-        stage: PipelineStage,
-        items: Sequence[ContextItem],
-        scores: Sequence[float],
-        positions: Sequence[int],
-        explain: Callable[[list[float]], tuple[list[ExclusionReason], list[int]]],
-    ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order: ``items[position]``, scored
-        ``scores[position]``, for each of ``positions``; ``explain``, given those scores, gives the
-        distinct reasons and, per exclusion, the position of its reason (see :class:`ExclusionBatch`).
+    def excluded_batch(self, batch: ExclusionBatch) -> None:
+        """Report a batch of exclusions, in its order (see :class:`ExclusionBatch`).
 
         The plain report-building collector keeps the batch and explains it when the report is read;
-        any other collector hears of each exclusion now. ``items``, ``scores`` and ``positions`` are
-        the run's own lists and are not changed afterwards.
+        any other collector hears of each exclusion now.
         """
-        batch = ExclusionBatch(stage, items, scores, positions, explain)
         if not self.plain:
             for item, score, reason in zip(*batch.columns(), strict=True):
-                self.excluded(stage, item, score, reason)
+                self.excluded(batch.stage, item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
@@ -211,7 +200,7 @@ class Tracer:
             )
             return distinct, slots
 
-        self.excluded_batch(PipelineStage.DEDUPLICATE, scoreable, scores, dropped, explain)
+        self.excluded_batch(ExclusionBatch(PipelineStage.DEDUPLICATE, scoreable, scores, dropped, explain))
 
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
@@ -266,7 +255,7 @@ class Tracer:
                     available, left_tokens = fast[2].tolist(), fast[3].tolist()
                 return attribution.shared_budget_reasons(left_tokens, left_scores, available)
 
-            self.excluded_batch(PipelineStage.SLICE, scoreable, scores, left_out, explain)
+            self.excluded_batch(ExclusionBatch(PipelineStage.SLICE, scoreable, scores, left_out, explain))
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
         return sliced, sliced_scores, selected_tokens
 
