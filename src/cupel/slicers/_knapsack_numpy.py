@@ -6,7 +6,9 @@ Imported lazily by :mod:`cupel.slicers.knapsack`; selects exactly what ``_knapsa
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise, repeat
 
 import numpy as np
 
@@ -15,6 +17,9 @@ from cupel.slicers._knapsack_dp import _Plan, _plan
 #: The ``dp`` rows one block holds is chosen so the block stays about this size (cache-resident).
 _BLOCK_BYTES = 1 << 19
 _MAX_BLOCK_ROWS = 64
+#: A row whose lowest needed capacity is below this is computed over the whole width through views
+#: made once per weight; computing the extra columns costs less than making four views per row.
+_FULL_WIDTH_BELOW = 2048
 
 
 def _knapsack_numpy(
@@ -24,14 +29,23 @@ def _knapsack_numpy(
 
     Same contract as ``_knapsack_reference``; additionally the sum of positive ``values`` must fit
     in int64 (the caller checks). Rows are computed into a block of ``dp`` rows: row ``r`` gets
-    ``old[w - dw] + dv`` written from ``max(low, dw)`` up, then the element-wise maximum with ``old``
-    from ``low`` up. Whatever a block line held before is 0 or an earlier row's ``dp`` value at the
-    same capacity, never above ``old`` (``dp`` only grows from row to row), so between ``low`` and
-    ``dw`` that maximum copies ``old``. As ``new[w] = max(old[w], old[w - dw] + dv)``, the spec's
-    ``keep[w]`` (``old[w - dw] + dv > old[w]``) is ``new[w] > old[w]``: one comparison and one
-    bit-packing per block give the keep table, one bit per capacity per row. Bits below a row's
-    ``low`` are meaningless, and the reconstruction never reads them. ``plan`` is ``_plan``'s
-    result for these arguments, when the caller has it.
+    ``old[w - dw] + dv`` written from ``first`` up, then the element-wise maximum with ``old`` from
+    ``start`` up, where ``first = max(start, dw)`` and ``start`` is 0 or the row's ``low``.
+
+    Every value a block line holds is 0 or at most the true ``dp`` of an earlier row at the same
+    capacity, and exact from the row's ``low`` up: row ``r`` reads ``old`` only from ``low - dw``
+    (row ``r - 1``'s ``low``) up where the value matters, and below ``low`` it only ever writes
+    sums and maxima of values that are themselves at most the true ``dp`` (``dp`` only grows from
+    row to row and with the capacity). So between ``start`` and ``dw`` the maximum copies ``old``,
+    and from ``low`` up ``new[w] = max(old[w], old[w - dw] + dv)``: the spec's ``keep[w]``
+    (``old[w - dw] + dv > old[w]``) is ``new[w] > old[w]``. One comparison and one bit-packing per
+    block give the keep table, one bit per capacity per row. Bits below a row's ``low`` are
+    meaningless, and the reconstruction never reads them. ``plan`` is ``_plan``'s result for these
+    arguments, when the caller has it.
+
+    Per-row cost is mostly call overhead, so values are passed as 0-d arrays (a ufunc converts a
+    scalar on every call) and, for weights that recur, the shifted views of every block line are
+    made once rather than per row.
     """
     rows, lows = _plan(weights, values, capacity) if plan is None else plan
     if not rows:
@@ -43,26 +57,34 @@ def _knapsack_numpy(
     lines = list(dp)
     stride = (width + 7) // 8
     keep = np.empty((len(rows), stride), dtype=np.uint8)
-    row_weights = [weights[index] for index in rows]
-    # numpy scalars: adding a Python int to an array converts it on every call.
-    row_values = list(np.array([values[index] for index in rows], dtype=dtype))
+    row_weights = list(map(weights.__getitem__, rows))
+    row_values = np.array(list(map(values.__getitem__, rows)), dtype=dtype)
+    scalars = list(map(row_values.__getitem__, zip(range(len(rows)), repeat(Ellipsis))))  # 0-d views
+    # Per recurring weight, for block line k: (old[: width - dw], line[dw:], old, line).
+    shifted = {
+        dw: [(old[: width - dw], line[dw:], old, line) for old, line in pairwise(lines)]
+        for dw, count in Counter(row_weights).items()
+        if 2 * count >= block
+    }
+    no_views: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     add = np.add
     maximum = np.maximum
     for start in range(0, len(rows), block):
         stop = min(len(rows), start + block)
-        old = lines[0]
-        for line, dw, dv, low in zip(
-            lines[1:], row_weights[start:stop], row_values[start:stop], lows[start:stop], strict=False
+        for k, dw, dv, low in zip(
+            range(block), row_weights[start:stop], scalars[start:stop], lows[start:stop], strict=False
         ):
-            if low:
+            if low < _FULL_WIDTH_BELOW and (views := shifted.get(dw, no_views)):
+                source, target, old, line = views[k]
+                add(source, dv, target)
+                maximum(old, line, out=line)
+            else:
+                old = lines[k]
+                line = lines[k + 1]
                 first = low if low > dw else dw
-                add(old[first - dw : width - dw], dv, out=line[first:])
+                add(old[first - dw : width - dw], dv, line[first:])
                 tail = line[low:]
                 maximum(old[low:], tail, out=tail)
-            else:
-                add(old[: width - dw], dv, out=line[dw:])
-                maximum(old, line, out=line)
-            old = line
         count = stop - start
         keep[start:stop] = np.packbits(dp[1 : count + 1] > dp[:count], axis=1)
         dp[0] = dp[count]

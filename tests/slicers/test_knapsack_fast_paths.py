@@ -1,0 +1,83 @@
+"""KnapsackSlice's vectorised routes, each forced on its own, against the spec's DP.
+
+The numpy DP computes a row either over the whole width through views made once per recurring
+weight, or from the row's lowest needed capacity through views made for it; these tests pin each
+route (and small blocks, so rows cross block boundaries) and compare with ``_knapsack_reference``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cupel.slicers import _knapsack_numpy as numpy_module
+from cupel.slicers._knapsack_dp import _knapsack_reference
+from cupel.slicers._knapsack_numpy import _knapsack_numpy
+from cupel.slicers.knapsack import _INT64_MAX
+
+# (rows below this lowest capacity use the whole width, rows per block)
+ROUTES = [(0, 64), (0, 3), (1 << 30, 64), (1 << 30, 2), (40, 5)]
+
+
+def _dp_case(capacity: int) -> st.SearchStrategy[tuple[list[int], list[int], int]]:
+    """Few distinct weights (the shared views) or many, tied values, weights up to past the capacity."""
+    weights = st.one_of(
+        st.sampled_from([1, 2, 3, capacity]),
+        st.integers(min_value=1, max_value=capacity + 2),
+    )
+    values = st.one_of(st.sampled_from([0, 1, 7, 7, 5000]), st.integers(min_value=0, max_value=2**40))
+    pairs = st.lists(st.tuples(weights, values), max_size=80)
+    return st.tuples(pairs, st.booleans()).map(lambda case: _columns(*case, capacity))
+
+
+def _columns(pairs: list[tuple[int, int]], ordered: bool, capacity: int) -> tuple[list[int], list[int], int]:
+    """Weights and values; ``ordered`` sorts the values non-increasing, as the pipeline's sort does."""
+    values = [value for _, value in pairs]
+    return [weight for weight, _ in pairs], sorted(values, reverse=True) if ordered else values, capacity
+
+
+dp_cases = st.integers(min_value=1, max_value=200).flatmap(_dp_case)
+
+
+@pytest.mark.parametrize(("full_width_below", "block_rows"), ROUTES)
+@settings(max_examples=60, deadline=None)
+@given(case=dp_cases)
+def test_each_route_selects_what_the_reference_selects(
+    full_width_below: int, block_rows: int, case: tuple[list[int], list[int], int]
+) -> None:
+    weights, values, capacity = case
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(numpy_module, "_FULL_WIDTH_BELOW", full_width_below)
+        patch.setattr(numpy_module, "_MAX_BLOCK_ROWS", block_rows)
+        selected = _knapsack_numpy(weights, values, capacity)
+    assert selected == _knapsack_reference(weights, values, capacity)
+
+
+def test_wide_table_mixes_both_routes() -> None:
+    # Capacity 3000: early rows (lowest capacity 0) take the whole width, late rows start above 2048.
+    rng = random.Random(18)
+    weights = [rng.choice([1, 2, 3, 4]) if index % 5 else rng.randint(5, 60) for index in range(400)]
+    values = sorted((rng.randint(0, 10_000) for _ in weights), reverse=True)
+    values[300] += 20_000  # an increase: every later row stays in the plan
+    assert _knapsack_numpy(weights, values, 3000) == _knapsack_reference(weights, values, 3000)
+
+
+@pytest.mark.parametrize("total", [2**31 - 1, 2**31, _INT64_MAX])
+def test_value_sums_at_the_int32_and_int64_bounds(total: int) -> None:
+    # Three items, the heaviest value taking what the others leave: int32 below 2**31, int64 up to its max.
+    values = [total - 3, 2, 1]
+    weights = [2, 1, 1]
+    for capacity in (1, 2, 3, 4):
+        expected = _knapsack_reference(weights, values, capacity)
+        assert _knapsack_numpy(weights, values, capacity) == expected
+
+
+def test_weight_equal_to_capacity_and_ties() -> None:
+    weights = [5, 5, 1, 1, 1, 1, 1]
+    values = [9, 9, 2, 2, 2, 2, 2]
+    for capacity in range(1, 8):
+        expected = _knapsack_reference(weights, values, capacity)
+        assert _knapsack_numpy(weights, values, capacity) == expected
