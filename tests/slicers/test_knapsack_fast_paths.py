@@ -13,10 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cupel import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers import KnapsackSlice
 from cupel.slicers import _knapsack_numpy as numpy_module
 from cupel.slicers._knapsack_dp import _knapsack_reference
-from cupel.slicers._knapsack_numpy import _knapsack_numpy
-from cupel.slicers.knapsack import _INT64_MAX
+from cupel.slicers._knapsack_numpy import _knapsack_numpy, _scaled_values_numpy
+from cupel.slicers.knapsack import _INT64_MAX, SCORE_SCALE, _scaled_value, _scaled_values
+
+from ._support import spec_knapsack
 
 # (rows below this lowest capacity use the whole width, rows per block)
 ROUTES = [(0, 64), (0, 3), (1 << 30, 64), (1 << 30, 2), (40, 5)]
@@ -81,3 +85,53 @@ def test_weight_equal_to_capacity_and_ties() -> None:
     for capacity in range(1, 8):
         expected = _knapsack_reference(weights, values, capacity)
         assert _knapsack_numpy(weights, values, capacity) == expected
+
+
+# --- slice(): candidates and scaled values in whole-list passes ---------------------------------
+
+finite_or_not = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(min_value=-1.0, max_value=2.0),
+    st.sampled_from([0.0, -0.0, 1e-4, 0.99999, 1.0, 9.223372036854775e14, 9.223372036854776e14, 5e-324]),
+)
+
+
+@settings(max_examples=200)
+@given(st.lists(finite_or_not, max_size=40))
+def test_vectorised_scaling_equals_the_scalar_rule(scores: list[float]) -> None:
+    expected = [_scaled_value(score) for score in scores]
+    assert _scaled_values_numpy(scores, SCORE_SCALE) == expected
+    assert _scaled_values(list(scores), True) == expected
+
+
+def test_scaling_keeps_the_scalar_rule_for_non_float_scores() -> None:
+    # Ints and numpy floats take the per-score route, float() and all.
+    import numpy as np
+
+    scores: list[object] = [1, 0.5, np.float32(0.25), True, 10**30]
+    assert _scaled_values(scores, True) == [10000, 5000, 2500, 10000, _INT64_MAX]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(min_value=-5, max_value=600), st.sampled_from([0, -1, 7, 8])),
+            st.one_of(st.floats(min_value=0.0, max_value=1.0), st.sampled_from([0.5, 0.0, -1.0])),
+        ),
+        min_size=220,
+        max_size=260,
+    ),
+    st.sampled_from([1, 7]),
+    st.booleans(),
+)
+def test_slice_at_numpy_sizes_equals_the_spec_pseudocode(
+    pairs: list[tuple[int, float]], bucket: int, ordered: bool
+) -> None:
+    """Zero-token, negative-token and tied items at sizes that take the numpy route (capacity 600)."""
+    if ordered:
+        pairs = sorted(pairs, key=lambda pair: pair[1], reverse=True)
+    items = [ScoredItem(ContextItem(f"i{n}", tokens), score) for n, (tokens, score) in enumerate(pairs)]
+    target = ContextBudget(600 * bucket, 600 * bucket)
+    actual = KnapsackSlice(bucket_size=bucket).slice(items, target)
+    assert [id(item) for item in actual] == [id(item) for item in spec_knapsack(items, target, bucket)]

@@ -6,9 +6,11 @@ Imported lazily by :mod:`cupel.slicers.knapsack`; selects exactly what ``_knapsa
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import pairwise, repeat
+from operator import getitem
 
 import numpy as np
 
@@ -20,6 +22,9 @@ _MAX_BLOCK_ROWS = 64
 #: A row whose lowest needed capacity is below this is computed over the whole width through views
 #: made once per weight; computing the extra columns costs less than making four views per row.
 _FULL_WIDTH_BELOW = 2048
+
+#: A row's operands on one block line: ``(old[: width - dw], line[dw:], old, line)``.
+_Views = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _knapsack_numpy(
@@ -51,7 +56,7 @@ def _knapsack_numpy(
     if not rows:
         return []
     width = capacity + 1
-    dtype = np.int32 if sum(values[index] for index in rows) < 2**31 else np.int64
+    dtype = np.int32 if sum(map(values.__getitem__, rows)) < 2**31 else np.int64
     block = max(1, min(_MAX_BLOCK_ROWS, len(rows), _BLOCK_BYTES // (width * np.dtype(dtype).itemsize)))
     dp = np.zeros((block + 1, width), dtype=dtype)
     lines = list(dp)
@@ -60,31 +65,34 @@ def _knapsack_numpy(
     row_weights = list(map(weights.__getitem__, rows))
     row_values = np.array(list(map(values.__getitem__, rows)), dtype=dtype)
     scalars = list(map(row_values.__getitem__, zip(range(len(rows)), repeat(Ellipsis))))  # 0-d views
-    # Per recurring weight, for block line k: (old[: width - dw], line[dw:], old, line).
-    shifted = {
+    # Per recurring weight, its views on every block line.
+    shifted: dict[int, list[_Views]] = {
         dw: [(old[: width - dw], line[dw:], old, line) for old, line in pairwise(lines)]
         for dw, count in Counter(row_weights).items()
         if 2 * count >= block
     }
-    no_views: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    # Rows needing the whole width from their lowest capacity on: a suffix, as lows never fall.
+    full = bisect_left(lows, _FULL_WIDTH_BELOW)
+    views_by_row = list(map(shifted.get, row_weights[:full]))
     add = np.add
     maximum = np.maximum
     for start in range(0, len(rows), block):
         stop = min(len(rows), start + block)
-        for k, dw, dv, low in zip(
-            range(block), row_weights[start:stop], scalars[start:stop], lows[start:stop], strict=False
-        ):
-            if low < _FULL_WIDTH_BELOW and (views := shifted.get(dw, no_views)):
-                source, target, old, line = views[k]
+        block_views = views_by_row[start:stop]
+        if stop <= full and None not in block_views:
+            quads: Iterator[_Views] = map(getitem, block_views, range(block))  # type: ignore[arg-type]
+            for (source, target, old, line), dv in zip(quads, scalars[start:stop], strict=True):
                 add(source, dv, target)
                 maximum(old, line, out=line)
-            else:
-                old = lines[k]
-                line = lines[k + 1]
+        else:
+            for k, dw, dv, low in zip(
+                range(block), row_weights[start:stop], scalars[start:stop], lows[start:stop], strict=False
+            ):
+                previous = lines[k]
+                tail = lines[k + 1][low:]
                 first = low if low > dw else dw
-                add(old[first - dw : width - dw], dv, line[first:])
-                tail = line[low:]
-                maximum(old[low:], tail, out=tail)
+                add(previous[first - dw : width - dw], dv, tail[first - low :])
+                maximum(previous[low:], tail, out=tail)
         count = stop - start
         keep[start:stop] = np.packbits(dp[1 : count + 1] > dp[:count], axis=1)
         dp[0] = dp[count]
@@ -97,3 +105,19 @@ def _knapsack_numpy(
             selected.append(rows[position])
             remaining -= row_weights[position]
     return selected
+
+
+def _scaled_values_numpy(scores: Sequence[float], scale: int) -> list[int]:
+    """``_scaled_value`` (module ``knapsack``) of every float, in float64 as it computes them.
+
+    ``score * scale`` is the same IEEE product; products below 1 (NaN included) give 0, products at
+    or beyond 2**63 the int64 maximum, and the rest truncate, exactly as ``int()`` does.
+    """
+    with np.errstate(over="ignore"):  # beyond float64: inf, which saturates
+        scaled = np.array(scores, dtype=np.float64) * scale
+    saturated = scaled >= 9.223372036854775807e18
+    counted = (scaled >= 1.0) & ~saturated
+    result = np.where(counted, scaled, 0.0).astype(np.int64)
+    result[saturated] = np.iinfo(np.int64).max
+    values: list[int] = result.tolist()
+    return values

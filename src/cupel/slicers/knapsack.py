@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import attrgetter, floordiv, itemgetter, lt, neg
 from typing import ClassVar
 
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, ScoredTooLow
@@ -37,6 +39,10 @@ _NUMPY_MIN_CAPACITY = 256
 _NUMPY_MIN_CELLS = 40_000
 
 Solver = Callable[[Sequence[int], Sequence[int], int, _Plan | None], list[int]]
+
+_ITEM = itemgetter(0)  # ScoredItem is a named tuple (item, score)
+_SCORE = itemgetter(1)
+_TOKENS = attrgetter("tokens")
 
 
 def _scaled_value(score: float) -> int:
@@ -63,6 +69,24 @@ def _numpy_solver() -> Solver | None:
     return _knapsack_numpy
 
 
+def _scaled_values(scores: list[object], vectorised: bool) -> list[int]:
+    """:func:`_scaled_value` of every score; in one numpy pass when ``vectorised`` and all are floats."""
+    if vectorised and set(map(type, scores)) == {float}:
+        from cupel.slicers._knapsack_numpy import _scaled_values_numpy
+
+        return _scaled_values_numpy(scores, SCORE_SCALE)  # type: ignore[arg-type]
+    return list(map(_scaled_value, scores))  # type: ignore[arg-type]
+
+
+def _numpy_route(rows: int, capacity: int) -> bool:
+    """Whether a table of ``rows`` x ``capacity + 1`` cells is worth numpy, and numpy is installed."""
+    return (
+        capacity >= _NUMPY_MIN_CAPACITY
+        and rows * (capacity + 1) >= _NUMPY_MIN_CELLS
+        and _numpy_solver() is not None
+    )
+
+
 def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
     """The DP's selection (indices in reconstruction order), by the fastest exact route."""
     plan = _plan(weights, values, capacity)
@@ -72,11 +96,7 @@ def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list
         # covers all earlier rows, so dp[remaining - dw] + dv > dp[remaining] holds for exactly the
         # rows (the others never set a keep bit): the DP would select every one of them, last first.
         return rows[::-1]
-    if (
-        capacity >= _NUMPY_MIN_CAPACITY
-        and len(rows) * (capacity + 1) >= _NUMPY_MIN_CELLS
-        and sum(map(values.__getitem__, rows)) <= _INT64_MAX
-    ):
+    if _numpy_route(len(rows), capacity) and sum(map(values.__getitem__, rows)) <= _INT64_MAX:
         solver = _numpy_solver()
         if solver is not None:
             return solver(weights, values, capacity, plan)
@@ -134,23 +154,21 @@ class KnapsackSlice:
         if not scored or budget.target_tokens <= 0:
             return []
         bucket = self.bucket_size
-        zero_token: list[ContextItem] = []
-        candidates: list[ContextItem] = []
-        weights: list[int] = []
-        values: list[int] = []
-        for entry in scored:
-            tokens = entry.item.tokens
-            if tokens == 0:
-                zero_token.append(entry.item)
-            elif tokens > 0:
-                candidates.append(entry.item)
-                weights.append(-(-tokens // bucket))  # ceil(tokens / bucket) in exact integers
-                values.append(_scaled_value(entry.score))
-        if not candidates:
-            return zero_token
         capacity = budget.target_tokens // bucket
-        if capacity == 0:
+        candidates = list(map(_ITEM, scored))
+        tokens = list(map(_TOKENS, candidates))
+        scores: Iterable[object] = map(_SCORE, scored)
+        zero_token: list[ContextItem] = []
+        if min(tokens) <= 0:
+            zero_token = [item for item, count in zip(candidates, tokens, strict=True) if count == 0]
+            positive = list(map(lt, repeat(0), tokens))
+            candidates = list(compress(candidates, positive))
+            tokens = list(compress(tokens, positive))
+            scores = compress(scores, positive)
+        if not candidates or capacity == 0:
             return zero_token
+        # ceil(tokens / bucket) in exact integers: -(-tokens // bucket).
+        weights = tokens if bucket == 1 else list(map(neg, map(floordiv, map(neg, tokens), repeat(bucket))))
         cells = len(candidates) * (capacity + 1)
         if cells > MAX_TABLE_CELLS:
             raise TableTooLargeError(
@@ -159,8 +177,9 @@ class KnapsackSlice:
                 f"use a larger bucket_size (now {bucket}) or a smaller target_tokens "
                 f"(now {budget.target_tokens})"
             )
+        values = _scaled_values(list(scores), _numpy_route(len(candidates), capacity))
         selected = zero_token
-        selected.extend(candidates[index] for index in _solve(weights, values, capacity))
+        selected.extend(map(candidates.__getitem__, _solve(weights, values, capacity)))
         return selected
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
