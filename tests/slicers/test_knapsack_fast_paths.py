@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from cupel import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers import KnapsackSlice
 from cupel.slicers import _knapsack_numpy as numpy_module
-from cupel.slicers._knapsack_dp import _knapsack_reference
-from cupel.slicers._knapsack_numpy import _knapsack_numpy, _scaled_values_numpy
+from cupel.slicers._knapsack_dp import _knapsack_reference, _plan
+from cupel.slicers._knapsack_numpy import _knapsack_numpy, _plan_numpy, _scaled_values_numpy
 from cupel.slicers.knapsack import _INT64_MAX, SCORE_SCALE, _scaled_value, _scaled_values
 
 from ._support import spec_knapsack
@@ -58,6 +58,27 @@ def test_each_route_selects_what_the_reference_selects(
         patch.setattr(numpy_module, "_MAX_BLOCK_ROWS", block_rows)
         selected = _knapsack_numpy(weights, values, capacity)
     assert selected == _knapsack_reference(weights, values, capacity)
+
+
+@settings(max_examples=300)
+@given(dp_cases)
+def test_numpy_plan_equals_the_plan(case: tuple[list[int], list[int], int]) -> None:
+    weights, values, capacity = case
+    assert _plan_numpy(weights, values, capacity) == _plan(weights, values, capacity)
+
+
+@pytest.mark.parametrize("max_cells", [0, 1 << 20])
+def test_numpy_plan_at_scale_and_on_its_fallbacks(monkeypatch: pytest.MonkeyPatch, max_cells: int) -> None:
+    # Weights beyond int64 and too many distinct weights take _plan; both give the same answer.
+    monkeypatch.setattr(numpy_module, "_MAX_PLAN_CELLS", max_cells)
+    rng = random.Random(max_cells)
+    weights = [rng.randint(1, 6) for _ in range(3000)]
+    values = sorted((rng.randint(0, 10_000) for _ in weights), reverse=True)
+    assert _plan_numpy(weights, values, 900) == _plan(weights, values, 900)
+    values[2000] += 1
+    assert _plan_numpy(weights, values, 900) == _plan(weights, values, 900)
+    weights[5] = 2**70
+    assert _plan_numpy(weights, values, 900) == _plan(weights, values, 900)
 
 
 def test_wide_table_mixes_both_routes() -> None:

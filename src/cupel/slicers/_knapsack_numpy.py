@@ -121,3 +121,48 @@ def _scaled_values_numpy(scores: Sequence[float], scale: int) -> list[int]:
     result[saturated] = np.iinfo(np.int64).max
     values: list[int] = result.tolist()
     return values
+
+
+#: The dominance test in whole-array passes holds one running sum per distinct weight and candidate.
+_MAX_PLAN_CELLS = 1 << 20
+
+
+def _plan_numpy(weights: Sequence[int], values: Sequence[int], capacity: int) -> _Plan:
+    """``_plan`` in whole-array passes: the same rows and lows (``_knapsack_dp`` proves them).
+
+    ``_undominated``'s falling threshold keeps a candidate of weight ``w`` in the non-increasing run
+    exactly when the earlier candidates of that run no heavier than ``w`` weigh at most
+    ``capacity - w`` (it lowers the threshold as soon as that fails for the heaviest rank left, and
+    the failure carries over to every heavier rank and every later candidate). Here that weight is
+    a running sum per distinct weight. Too many distinct weights, or weights beyond int64, take
+    ``_plan`` itself.
+    """
+    try:
+        weight = np.array(weights, dtype=np.int64)
+    except OverflowError:
+        return _plan(weights, values, capacity)
+    value = np.array(values, dtype=np.int64)  # scaled values never exceed the int64 maximum
+    usable = np.flatnonzero((value > 0) & (weight <= capacity))
+    usable_values = value[usable]
+    increases = np.flatnonzero(usable_values[1:] > usable_values[:-1])
+    ordered = run_end = int(increases[0]) + 1 if increases.size else usable.size
+    run_weights = weight[usable[:ordered]]
+    if ordered:
+        # Once the lightest candidates alone outweigh capacity - lightest, every later one is dominated.
+        lightest = int(run_weights.min())
+        light = np.cumsum(np.where(run_weights == lightest, lightest, 0))
+        ordered = min(ordered, int(np.searchsorted(light, capacity - lightest, side="right")) + 1)
+        run_weights = run_weights[:ordered]
+    distinct, rank = np.unique(run_weights, return_inverse=True)
+    if distinct.size * ordered > _MAX_PLAN_CELLS:
+        return _plan(weights, values, capacity)
+    # earlier[k, i]: weight of the run's candidates before i whose weight ranks at most k.
+    heavier = rank[np.newaxis, :] > np.arange(distinct.size)[:, np.newaxis]
+    counted = np.where(heavier, 0, run_weights)
+    earlier = np.cumsum(counted, axis=1) - counted
+    kept = earlier[rank, np.arange(ordered)] <= capacity - run_weights
+    rows = np.concatenate((usable[:ordered][kept], usable[run_end:]))
+    row_weights = weight[rows]
+    later = np.cumsum(row_weights[::-1])[::-1] - row_weights  # weight of the rows after each row
+    lows = np.maximum(capacity - later, 0)
+    return _Plan(rows.tolist(), lows.tolist())

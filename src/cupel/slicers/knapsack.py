@@ -89,7 +89,12 @@ def _numpy_route(rows: int, capacity: int) -> bool:
 
 def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
     """The DP's selection (indices in reconstruction order), by the fastest exact route."""
-    plan = _plan(weights, values, capacity)
+    if _numpy_route(len(weights), capacity):
+        from cupel.slicers._knapsack_numpy import _plan_numpy
+
+        plan = _plan_numpy(weights, values, capacity)
+    else:
+        plan = _plan(weights, values, capacity)
     rows = plan.rows
     if sum(map(weights.__getitem__, rows)) <= capacity:
         # Every row fits at once. Then at every step of the reconstruction the remaining capacity
