@@ -18,7 +18,7 @@ from cupel.slicers import KnapsackSlice
 from cupel.slicers import _knapsack_numpy as numpy_module
 from cupel.slicers._knapsack_dp import _knapsack_reference, _plan
 from cupel.slicers._knapsack_numpy import _knapsack_numpy, _plan_numpy, _scaled_values_numpy
-from cupel.slicers.knapsack import _INT64_MAX, SCORE_SCALE, _scaled_value, _scaled_values
+from cupel.slicers.knapsack import _INT64_MAX, SCORE_SCALE, _numpy_columns, _scaled_value
 
 from ._support import spec_knapsack
 
@@ -121,16 +121,36 @@ finite_or_not = st.one_of(
 @given(st.lists(finite_or_not, max_size=40))
 def test_vectorised_scaling_equals_the_scalar_rule(scores: list[float]) -> None:
     expected = [_scaled_value(score) for score in scores]
-    assert _scaled_values_numpy(scores, SCORE_SCALE) == expected
-    assert _scaled_values(list(scores), True) == expected
+    assert _scaled_values_numpy(scores, SCORE_SCALE).tolist() == expected
 
 
-def test_scaling_keeps_the_scalar_rule_for_non_float_scores() -> None:
-    # Ints and numpy floats take the per-score route, float() and all.
+@settings(max_examples=100)
+@given(
+    st.lists(
+        st.tuples(st.integers(min_value=1, max_value=2**63 - 1), finite_or_not), min_size=1, max_size=30
+    ),
+    st.one_of(st.integers(min_value=1, max_value=1000), st.just(2**63 - 1)),
+)
+def test_numpy_columns_equal_the_per_item_rules(pairs: list[tuple[int, float]], bucket: int) -> None:
+    tokens = [count for count, _ in pairs]
+    scores: list[object] = [score for _, score in pairs]
+    columns = _numpy_columns(tokens, scores, bucket)
+    assert columns is not None
+    assert columns.weights == [-(-count // bucket) for count in tokens]
+    assert columns.values == [_scaled_value(score) for _, score in pairs]
+    assert columns.weight_array.tolist() == columns.weights
+    assert columns.value_array.tolist() == columns.values
+
+
+def test_numpy_columns_decline_what_they_cannot_compute_exactly() -> None:
+    # Ints and numpy floats go through float() one by one; numbers beyond int64 stay Python ints.
     import numpy as np
 
-    scores: list[object] = [1, 0.5, np.float32(0.25), True, 10**30]
-    assert _scaled_values(scores, True) == [10000, 5000, 2500, 10000, _INT64_MAX]
+    assert _numpy_columns([10, 20], [1, 0.5], 3) is None
+    assert _numpy_columns([10, 20], [np.float32(0.25), 0.5], 3) is None
+    assert _numpy_columns([10, 2**63], [0.25, 0.5], 3) is None
+    assert _numpy_columns([10, 20], [0.25, 0.5], 2**63) is None
+    assert _numpy_columns([10, 20], [0.25, 0.5], 3) is not None
 
 
 @settings(max_examples=25, deadline=None)

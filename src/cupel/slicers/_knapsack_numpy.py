@@ -11,13 +11,14 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import pairwise, repeat
 from operator import getitem
+from typing import NamedTuple
 
 import numpy as np
 
 from cupel.slicers._knapsack_dp import _Plan, _plan
 
 #: The ``dp`` rows one block holds is chosen so the block stays about this size (cache-resident).
-_BLOCK_BYTES = 1 << 19
+_BLOCK_BYTES = 120_000
 _MAX_BLOCK_ROWS = 64
 #: A row whose lowest needed capacity is below this is computed over the whole width through views
 #: made once per weight; computing the extra columns costs less than making four views per row.
@@ -107,7 +108,7 @@ def _knapsack_numpy(
     return selected
 
 
-def _scaled_values_numpy(scores: Sequence[float], scale: int) -> list[int]:
+def _scaled_values_numpy(scores: Sequence[float], scale: int) -> np.ndarray:
     """``_scaled_value`` (module ``knapsack``) of every float, in float64 as it computes them.
 
     ``score * scale`` is the same IEEE product; products below 1 (NaN included) give 0, products at
@@ -119,15 +120,39 @@ def _scaled_values_numpy(scores: Sequence[float], scale: int) -> list[int]:
     counted = (scaled >= 1.0) & ~saturated
     result = np.where(counted, scaled, 0.0).astype(np.int64)
     result[saturated] = np.iinfo(np.int64).max
-    values: list[int] = result.tolist()
-    return values
+    return result
+
+
+class _Columns(NamedTuple):
+    """The DP's inputs as lists and as int64 arrays (the same numbers)."""
+
+    weights: list[int]
+    values: list[int]
+    weight_array: np.ndarray
+    value_array: np.ndarray
+
+
+def _columns_numpy(
+    tokens: Sequence[int], scores: Sequence[float], bucket: int, scale: int
+) -> _Columns | None:
+    """Weights ``ceil(tokens / bucket)`` of positive token counts and scaled float scores, or None
+    when a number is beyond int64 (the caller then computes them one by one)."""
+    try:
+        token_array = np.array(tokens, dtype=np.int64)
+        weight_array = -(-token_array // np.int64(bucket))  # floor division, as Python's
+    except OverflowError:
+        return None
+    value_array = _scaled_values_numpy(scores, scale)
+    return _Columns(weight_array.tolist(), value_array.tolist(), weight_array, value_array)
 
 
 #: The dominance test in whole-array passes holds one running sum per distinct weight and candidate.
 _MAX_PLAN_CELLS = 1 << 20
 
 
-def _plan_numpy(weights: Sequence[int], values: Sequence[int], capacity: int) -> _Plan:
+def _plan_numpy(
+    weights: Sequence[int], values: Sequence[int], capacity: int, columns: _Columns | None = None
+) -> _Plan:
     """``_plan`` in whole-array passes: the same rows and lows (``_knapsack_dp`` proves them).
 
     ``_undominated``'s falling threshold keeps a candidate of weight ``w`` in the non-increasing run
@@ -135,13 +160,16 @@ def _plan_numpy(weights: Sequence[int], values: Sequence[int], capacity: int) ->
     ``capacity - w`` (it lowers the threshold as soon as that fails for the heaviest rank left, and
     the failure carries over to every heavier rank and every later candidate). Here that weight is
     a running sum per distinct weight. Too many distinct weights, or weights beyond int64, take
-    ``_plan`` itself.
+    ``_plan`` itself. ``columns``, when given, holds ``weights`` and ``values`` as arrays.
     """
-    try:
-        weight = np.array(weights, dtype=np.int64)
-    except OverflowError:
-        return _plan(weights, values, capacity)
-    value = np.array(values, dtype=np.int64)  # scaled values never exceed the int64 maximum
+    if columns is not None:
+        weight, value = columns.weight_array, columns.value_array
+    else:
+        try:
+            weight = np.array(weights, dtype=np.int64)
+        except OverflowError:
+            return _plan(weights, values, capacity)
+        value = np.array(values, dtype=np.int64)  # scaled values never exceed the int64 maximum
     usable = np.flatnonzero((value > 0) & (weight <= capacity))
     usable_values = value[usable]
     increases = np.flatnonzero(usable_values[1:] > usable_values[:-1])

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import attrgetter, floordiv, itemgetter, lt, neg
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, ScoredTooLow
 from cupel.errors import TableTooLargeError
@@ -39,6 +39,9 @@ _NUMPY_MIN_CAPACITY = 256
 _NUMPY_MIN_CELLS = 40_000
 
 Solver = Callable[[Sequence[int], Sequence[int], int, _Plan | None], list[int]]
+
+if TYPE_CHECKING:
+    from cupel.slicers._knapsack_numpy import _Columns
 
 _ITEM = itemgetter(0)  # ScoredItem is a named tuple (item, score)
 _SCORE = itemgetter(1)
@@ -69,13 +72,14 @@ def _numpy_solver() -> Solver | None:
     return _knapsack_numpy
 
 
-def _scaled_values(scores: list[object], vectorised: bool) -> list[int]:
-    """:func:`_scaled_value` of every score; in one numpy pass when ``vectorised`` and all are floats."""
-    if vectorised and set(map(type, scores)) == {float}:
-        from cupel.slicers._knapsack_numpy import _scaled_values_numpy
+def _numpy_columns(tokens: list[int], scores: list[object], bucket: int) -> _Columns | None:
+    """Weights and scaled values in numpy passes, when every score is a float (``float()`` and the
+    product are then the same IEEE operations) and every number fits int64; otherwise None."""
+    if set(map(type, scores)) != {float}:
+        return None
+    from cupel.slicers._knapsack_numpy import _columns_numpy
 
-        return _scaled_values_numpy(scores, SCORE_SCALE)  # type: ignore[arg-type]
-    return list(map(_scaled_value, scores))  # type: ignore[arg-type]
+    return _columns_numpy(tokens, scores, bucket, SCORE_SCALE)  # type: ignore[arg-type]
 
 
 def _numpy_route(rows: int, capacity: int) -> bool:
@@ -87,17 +91,23 @@ def _numpy_route(rows: int, capacity: int) -> bool:
     )
 
 
-def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
-    """The DP's selection (indices in reconstruction order), by the fastest exact route."""
+def _solve(
+    weights: Sequence[int], values: Sequence[int], capacity: int, columns: _Columns | None = None
+) -> list[int]:
+    """The DP's selection (indices in reconstruction order), by the fastest exact route.
+
+    ``columns``, when given, holds ``weights`` and ``values`` as numpy arrays too.
+    """
     if _numpy_route(len(weights), capacity):
         from cupel.slicers._knapsack_numpy import _plan_numpy
 
-        plan = _plan_numpy(weights, values, capacity)
+        plan = _plan_numpy(weights, values, capacity, columns)
     else:
         plan = _plan(weights, values, capacity)
-    rows = plan.rows
-    if sum(map(weights.__getitem__, rows)) <= capacity:
-        # Every row fits at once. Then at every step of the reconstruction the remaining capacity
+    rows, lows = plan
+    if not rows or lows[0] >= weights[rows[0]]:
+        # Every row fits at once: the first row's bound, capacity minus the weight of the later
+        # rows, leaves room for it. Then at every step of the reconstruction the remaining capacity
         # covers all earlier rows, so dp[remaining - dw] + dv > dp[remaining] holds for exactly the
         # rows (the others never set a keep bit): the DP would select every one of them, last first.
         return rows[::-1]
@@ -172,8 +182,6 @@ class KnapsackSlice:
             scores = compress(scores, positive)
         if not candidates or capacity == 0:
             return zero_token
-        # ceil(tokens / bucket) in exact integers: -(-tokens // bucket).
-        weights = tokens if bucket == 1 else list(map(neg, map(floordiv, map(neg, tokens), repeat(bucket))))
         cells = len(candidates) * (capacity + 1)
         if cells > MAX_TABLE_CELLS:
             raise TableTooLargeError(
@@ -182,9 +190,16 @@ class KnapsackSlice:
                 f"use a larger bucket_size (now {bucket}) or a smaller target_tokens "
                 f"(now {budget.target_tokens})"
             )
-        values = _scaled_values(list(scores), _numpy_route(len(candidates), capacity))
+        score_list = list(scores)
+        columns = _numpy_columns(tokens, score_list, bucket) if _numpy_route(len(tokens), capacity) else None
+        if columns is None:
+            # ceil(tokens / bucket) in exact integers: -(-tokens // bucket).
+            weights = list(map(neg, map(floordiv, map(neg, tokens), repeat(bucket))))
+            values = list(map(_scaled_value, score_list))  # type: ignore[arg-type]
+        else:
+            weights, values = columns.weights, columns.values
         selected = zero_token
-        selected.extend(map(candidates.__getitem__, _solve(weights, values, capacity)))
+        selected.extend(map(candidates.__getitem__, _solve(weights, values, capacity, columns)))
         return selected
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
