@@ -176,3 +176,16 @@ def test_slice_at_numpy_sizes_equals_the_spec_pseudocode(
     target = ContextBudget(600 * bucket, 600 * bucket)
     actual = KnapsackSlice(bucket_size=bucket).slice(items, target)
     assert [id(item) for item in actual] == [id(item) for item in spec_knapsack(items, target, bucket)]
+
+
+def test_slice_at_numpy_sizes_with_non_float_scores_and_huge_tokens() -> None:
+    # Int and numpy scores, and a token count beyond int64, take the per-item computation.
+    import numpy as np
+
+    rng = random.Random(7)
+    scores: list[object] = [rng.choice([1, 0, np.float32(0.375), 0.5, rng.random()]) for _ in range(300)]
+    items = [ScoredItem(ContextItem(f"i{n}", rng.randint(1, 600)), s) for n, s in enumerate(scores)]  # type: ignore[arg-type]
+    items.append(ScoredItem(ContextItem("huge", 2**64), 0.9))
+    target = ContextBudget(600, 600)
+    actual = KnapsackSlice(bucket_size=1).slice(items, target)
+    assert [id(item) for item in actual] == [id(item) for item in spec_knapsack(items, target, 1)]

@@ -17,7 +17,8 @@ import numpy as np
 
 from cupel.slicers._knapsack_dp import _Plan, _plan
 
-#: The ``dp`` rows one block holds is chosen so the block stays about this size (cache-resident).
+#: The ``dp`` rows one block holds is chosen so the block stays about this size: cache-resident, and
+#: small enough for the allocator to reuse heap memory rather than map fresh pages on every call.
 _BLOCK_BYTES = 120_000
 _MAX_BLOCK_ROWS = 64
 #: A row whose lowest needed capacity is below this is computed over the whole width through views
