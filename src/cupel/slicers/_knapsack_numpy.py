@@ -147,8 +147,9 @@ def _columns_numpy(
     return _Columns(weight_array.tolist(), value_array.tolist(), weight_array, value_array)
 
 
-#: The dominance test in whole-array passes holds one running sum per distinct weight and candidate.
-_MAX_PLAN_CELLS = 1 << 20
+#: The dominance test in whole-array passes holds one running sum per distinct weight and candidate
+#: (int64 tables of at most this many cells, about 2 MB each); more take ``_plan``.
+_MAX_PLAN_CELLS = 1 << 18
 
 
 def _plan_numpy(
