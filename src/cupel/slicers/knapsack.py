@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import attrgetter, floordiv, itemgetter, lt, neg
+from operator import attrgetter, floordiv, lt, neg
 from typing import TYPE_CHECKING, ClassVar
 
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, ScoredTooLow
@@ -43,8 +43,8 @@ Solver = Callable[[Sequence[int], Sequence[int], int, _Plan | None], list[int]]
 if TYPE_CHECKING:
     from cupel.slicers._knapsack_numpy import _Columns
 
-_ITEM = itemgetter(0)  # ScoredItem is a named tuple (item, score)
-_SCORE = itemgetter(1)
+_ITEM = attrgetter("item")
+_SCORE = attrgetter("score")
 _TOKENS = attrgetter("tokens")
 
 
