@@ -17,7 +17,7 @@ from cupel import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers import KnapsackSlice
 from cupel.slicers import _knapsack_numpy as numpy_module
 from cupel.slicers._knapsack_dp import _knapsack_reference, _plan
-from cupel.slicers._knapsack_numpy import _knapsack_numpy, _plan_numpy, _scaled_values_numpy
+from cupel.slicers._knapsack_numpy import _knapsack_numpy, _plan_numpy, _ranks, _scaled_values_numpy
 from cupel.slicers.knapsack import _INT64_MAX, SCORE_SCALE, _numpy_columns, _scaled_value
 
 from ._support import spec_knapsack
@@ -65,6 +65,18 @@ def test_each_route_selects_what_the_reference_selects(
 def test_numpy_plan_equals_the_plan(case: tuple[list[int], list[int], int]) -> None:
     weights, values, capacity = case
     assert _plan_numpy(weights, values, capacity) == _plan(weights, values, capacity)
+
+
+@settings(max_examples=100)
+@given(st.lists(st.one_of(st.integers(min_value=1, max_value=20), st.integers(min_value=1, max_value=10**6))))
+def test_ranks_by_counting_or_sorting_equal_numpys_unique(weights: list[int]) -> None:
+    import numpy as np
+
+    array = np.array(weights, dtype=np.int64)
+    distinct, rank = np.unique(array, return_inverse=True)
+    count, ranks = _ranks(array)
+    assert count == distinct.size
+    assert ranks.tolist() == rank.tolist()
 
 
 @pytest.mark.parametrize("max_cells", [0, 1 << 18])

@@ -183,11 +183,11 @@ def _plan_numpy(
         light = np.cumsum(np.where(run_weights == lightest, lightest, 0))
         ordered = min(ordered, int(np.searchsorted(light, capacity - lightest, side="right")) + 1)
         run_weights = run_weights[:ordered]
-    distinct, rank = np.unique(run_weights, return_inverse=True)
-    if distinct.size * ordered > _MAX_PLAN_CELLS:
+    distinct, rank = _ranks(run_weights)
+    if distinct * ordered > _MAX_PLAN_CELLS:
         return _plan(weights, values, capacity)
     # earlier[k, i]: weight of the run's candidates before i whose weight ranks at most k.
-    heavier = rank[np.newaxis, :] > np.arange(distinct.size)[:, np.newaxis]
+    heavier = rank[np.newaxis, :] > np.arange(distinct)[:, np.newaxis]
     counted = np.where(heavier, 0, run_weights)
     earlier = np.cumsum(counted, axis=1) - counted
     kept = earlier[rank, np.arange(ordered)] <= capacity - run_weights
@@ -196,3 +196,15 @@ def _plan_numpy(
     later = np.cumsum(row_weights[::-1])[::-1] - row_weights  # weight of the rows after each row
     lows = np.maximum(capacity - later, 0)
     return _Plan(rows.tolist(), lows.tolist())
+
+
+def _ranks(weights: np.ndarray) -> tuple[int, np.ndarray]:
+    """How many distinct weights there are, and each weight's rank among them (0 for the lightest).
+
+    Counting is cheaper than sorting when the weights span a short range, as bucketed token counts do.
+    """
+    if weights.size and int(weights.max()) <= 4 * weights.size + 64:
+        below = np.cumsum(np.bincount(weights) > 0)  # distinct weights up to each weight
+        return int(below[-1]), below[weights] - 1
+    distinct, rank = np.unique(weights, return_inverse=True)
+    return int(distinct.size), rank

@@ -170,14 +170,14 @@ class KnapsackSlice:
             return []
         bucket = self.bucket_size
         capacity = budget.target_tokens // bucket
-        candidates = list(map(_ITEM, scored))
-        tokens = list(map(_TOKENS, candidates))
+        candidates: Sequence[ScoredItem] = scored
+        tokens = list(map(_TOKENS, map(_ITEM, scored)))
         scores: Iterable[object] = map(_SCORE, scored)
         zero_token: list[ContextItem] = []
         if min(tokens) <= 0:
-            zero_token = [item for item, count in zip(candidates, tokens, strict=True) if count == 0]
+            zero_token = [entry.item for entry, count in zip(scored, tokens, strict=True) if count == 0]
             positive = list(map(lt, repeat(0), tokens))
-            candidates = list(compress(candidates, positive))
+            candidates = list(compress(scored, positive))
             tokens = list(compress(tokens, positive))
             scores = compress(scores, positive)
         if not candidates or capacity == 0:
@@ -199,7 +199,7 @@ class KnapsackSlice:
         else:
             weights, values = columns.weights, columns.values
         selected = zero_token
-        selected.extend(map(candidates.__getitem__, _solve(weights, values, capacity, columns)))
+        selected.extend(map(_ITEM, map(candidates.__getitem__, _solve(weights, values, capacity, columns))))
         return selected
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
