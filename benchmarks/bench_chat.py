@@ -7,8 +7,9 @@ message costs ``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000
 objects (the reference) and on dicts. Each repeat runs every case once, in turn, so machine load hits
 all cases alike; ratios are to ``trim_messages`` on objects within the same repeat (median [min-max]).
 Counts are cached per counter and text across calls, as in a running chat where each turn re-trims a
-transcript that only grew; the "cold" cases empty that cache before every call. "+ report" builds the
-report and reads its entries.
+transcript that only grew, and so are the report's items of plain messages; the "cold" cases empty
+both caches before every call. "+ report" builds the report and reads every entry's item, score and
+reason.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ from cupel.chat import ChatOptions, select_messages
 from cupel.chat._counts import clear_counts
 from cupel.chat.langchain import select_messages as select_langchain
 from cupel.tokens import FunctionCounter
+
+try:
+    from cupel.chat._item_cache import clear_items
+except ImportError:  # a version that keeps no report items between calls
+
+    def clear_items() -> None:
+        pass
+
 
 BUDGET = 32_000
 OPTIONS = ChatOptions(message_overhead=4)
@@ -79,6 +88,8 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         def run() -> object:
             if cold:
                 clear_counts()  # every text counted afresh, as on a transcript seen for the first time
+                if report:
+                    clear_items()  # and every report item built afresh
             if on == "objects":
                 chosen: Any = select_langchain(
                     objects,
@@ -91,7 +102,9 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
                 chosen = select_messages(dicts, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy)  # type: ignore[arg-type]
             if report:
                 built = chosen.report
-                return len(built.included) + len(built.excluded)
+                read = [(entry.item.content, entry.score, entry.reason) for entry in built.included]
+                read += [(entry.item.content, entry.score, entry.reason) for entry in built.excluded]
+                return len(read)
             return chosen.messages
 
         return run
