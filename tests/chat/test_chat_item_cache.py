@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
 
 from cupel.chat import ChatOptions, select_messages
 from cupel.chat import _item_cache as item_cache
@@ -139,7 +140,7 @@ def test_a_transcript_longer_than_the_bound_is_not_kept(monkeypatch: pytest.Monk
     _keep(messages, 100)
     assert item_cache._kept is None
     _keep(messages[:8], 100)
-    assert item_cache._kept is not None and len(item_cache._kept[1]) == 8
+    assert item_cache._kept is not None and len(item_cache._kept[2]) == 8
     clear_items()
     assert item_cache._kept is None
 
@@ -180,16 +181,51 @@ def test_reports_after_any_edits_equal_those_with_nothing_kept(
         _outcome(messages, budget)  # keep this round's items
 
 
-def _outcome(messages: list[dict[str, Any]], budget: int) -> object:
+def _outcome(messages: list[Any], budget: int) -> object:
+    select: Any = select_messages
+    if messages and not isinstance(messages[0], dict):
+        from cupel.chat.langchain import select_messages as select
     try:
-        return _values(select_messages(messages, budget, strategy="turns").report)
+        return _values(select(messages, budget, strategy="turns").report)
     except CupelError as error:
         return f"{type(error).__name__}: {error}"
 
 
-def _fresh_outcome(messages: list[dict[str, Any]], budget: int) -> object:
+def _fresh_outcome(messages: list[Any], budget: int) -> object:
     clear_items()
     try:
         return _outcome(messages, budget)
     finally:
         clear_items()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.one_of(openai_transcripts(), anthropic_transcripts()),
+    st.data(),
+    st.sampled_from([0, 60, 200, 600, 5000]),
+    st.booleans(),
+)
+def test_transcripts_with_tool_calls_reuse_items_as_built_afresh(
+    messages: list[dict[str, Any]], data: st.DataObject, budget: int, langchain: bool
+) -> None:
+    # A chat that grew: the transcript up to one of its user messages was selected (and its report
+    # built) the turn before.
+    ends = [position for position, message in enumerate(messages) if message["role"] == "user"]
+    end = data.draw(st.sampled_from([*ends, len(messages)]))
+    if langchain:
+        messages = to_langchain(messages)
+    clear_items()
+    _outcome(messages[:end], budget)
+    if messages and data.draw(st.booleans()):
+        # And one message was replaced by an equal copy, or (a dict) given another text.
+        position = data.draw(st.integers(0, len(messages) - 1))
+        copied = messages[position].copy() if isinstance(messages[position], dict) else None
+        if copied is None:
+            messages[position] = messages[position].model_copy()
+        else:
+            if isinstance(copied.get("content"), str) and data.draw(st.booleans()):
+                copied["content"] += " edited"
+            messages[position] = copied
+    actual = _outcome(messages, budget)
+    assert actual == _fresh_outcome(messages, budget)

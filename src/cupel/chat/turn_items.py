@@ -63,20 +63,26 @@ def _read_only(data: list[dict[str, object]]) -> list[Mapping[str, object]]:
 def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
     """Every unit's item, as :func:`~cupel.chat.turn_units.unit_item` builds it, column by column.
 
-    Items of plain messages are kept between selections (:mod:`cupel.chat._item_cache`); read the
-    list only: it may be shared.
+    Items are kept between selections (:mod:`cupel.chat._item_cache`): read the list only, it may be
+    shared.
     """
     columns = records.columns
-    if records.units is None and not columns.parsed:
-        key = (list(map(id, records.originals)), columns.roles, columns.contents, records.tokens, pinned)
-        return kept_items(key, lambda start: _single_items(records, pinned, start))  # type: ignore[arg-type]
+    texts: list[object] = columns.contents  # type: ignore[assignment]
+    if columns.parsed:
+        parsed = columns.parsed
+        texts = [
+            (parsed[index].rendering,) if content is None else content
+            for index, content in enumerate(columns.contents)
+        ]
+    messages = (list(map(id, records.originals)), columns.roles, texts)
+    units = (records.units, records.tokens, pinned)
     if records.units is None:
-        return _single_items(records, pinned, 0)
-    return _unit_items(records, pinned)
+        return kept_items(messages, units, lambda start: _single_items(records, pinned, start))
+    return kept_items(messages, units, lambda start: _unit_items(records, pinned, start))
 
 
 def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
-    """The items of positions ``start`` onwards when every message is a unit of its own."""
+    """The items of units ``start`` onwards when every message is a unit of its own."""
     count = len(records.tokens)
     stamps, micros, singles = _STAMPS.upto(count), _MICROS.upto(count), _SINGLES.upto(count)
     roles = records.columns.roles[start:]
@@ -104,17 +110,17 @@ def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[
     )
 
 
-def _unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
-    """Every item when some units hold several messages (a tool call and its results)."""
+def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
+    """The items of units ``start`` onwards when some hold several messages (a call and its results)."""
     count = len(records.tokens)
-    units = records.units
-    assert units is not None
+    assert records.units is not None
+    units = records.units[start:]
     firsts = [unit[0] for unit in units]
     needed = max(firsts, default=-1) + 1
     stamps, micros = _STAMPS.upto(needed), _MICROS.upto(needed)
     rendering = records.columns.rendering
     originals = records.originals
-    unit_roles = [records.roles(position) for position in range(count)]
+    unit_roles = [records.roles(position) for position in range(start, count)]
     metadata = _read_only(
         [
             {
@@ -126,14 +132,14 @@ def _unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
         ]
     )
     return _build(
-        count,
+        count - start,
         ["\n".join(map(rendering, unit)) for unit in units],
-        records.tokens,
-        kind_codes(records),
+        records.tokens[start:],
+        kind_codes(records)[start:],
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
         metadata,
         list(map(stamps.__getitem__, firsts)),
-        pinned,
+        pinned[start:],
         list(map(micros.__getitem__, firsts)),
     )
 
