@@ -32,7 +32,7 @@ from cupel.chat.langchain import select_messages as select_langchain
 from cupel.tokens import FunctionCounter
 
 try:
-    from cupel.chat._item_cache import clear_items
+    from cupel.chat import clear_items
 except ImportError:  # a version that keeps no report items between calls
 
     def clear_items() -> None:

@@ -16,9 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
 
-from cupel.chat import ChatOptions, select_messages
+from cupel.chat import ChatOptions, clear_items, select_messages
 from cupel.chat import _item_cache as item_cache
-from cupel.chat._item_cache import clear_items
 from cupel.chat.convert import MESSAGES_KEY
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelError
