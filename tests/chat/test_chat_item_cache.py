@@ -1,20 +1,26 @@
-"""The ``"turns"`` report's items of plain messages, kept between selections (``chat/_item_cache``).
+"""The ``"turns"`` report's unit items, kept between selections (``chat/_item_cache``).
 
 Whatever happened to the transcript between two selections (it grew, a message was edited in place,
-replaced by an equal one, or given another role; the counter or options changed), the report equals,
-entry by entry, the one built with nothing kept; kept items are reused only where nothing they were
-made from changed.
+replaced by an equal one, or given another role; the counter or options changed; tool calls, parsed
+and LangChain messages), the report equals, entry by entry, the one built with nothing kept; kept
+items are reused only where nothing they were made from changed.
 """
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, fields
+from dataclasses import FrozenInstanceError
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
+from tests.chat._reports import report_values as _values
+from tests.chat._transcripts import (
+    anthropic_transcripts,
+    openai_transcripts,
+    plain_transcript,
+    to_langchain,
+)
 
 from cupel.chat import ChatOptions, clear_items, select_messages
 from cupel.chat import _item_cache as item_cache
@@ -22,36 +28,6 @@ from cupel.chat.convert import MESSAGES_KEY
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelError
 from cupel.tokens import FunctionCounter
-
-
-def _entry(entry: Any) -> tuple[Any, ...]:
-    item = entry.item
-    values = []
-    for field in fields(item):
-        value = getattr(item, field.name)
-        if field.name == "metadata":
-            value = {
-                key: tuple(map(id, inner)) if key == MESSAGES_KEY else inner for key, inner in value.items()
-            }
-        values.append(value)
-    return (*values, entry.score, entry.reason)
-
-
-def _values(report: SelectionReport) -> tuple[Any, ...]:
-    return (
-        [_entry(entry) for entry in report.included],
-        [_entry(entry) for entry in report.excluded],
-        report.total_candidates,
-        report.total_tokens_considered,
-    )
-
-
-def _transcript(size: int) -> list[dict[str, Any]]:
-    messages = [{"role": "system", "content": "Be brief."}]
-    for index in range(size):
-        role = "user" if index % 2 == 0 else "assistant"
-        messages.append({"role": role, "content": f"{index}: " + "word " * (index * 7 % 23)})
-    return messages
 
 
 def _fresh(messages: list[dict[str, Any]], budget: int, **keywords: Any) -> tuple[Any, ...]:
@@ -74,7 +50,7 @@ def _items_by_position(report: SelectionReport) -> dict[int, Any]:
 
 
 def test_a_grown_transcript_reuses_the_items_of_unchanged_messages() -> None:
-    messages = _transcript(40)
+    messages = plain_transcript(40)
     clear_items()
     first = _items_by_position(select_messages(messages, 200, strategy="turns").report)
     messages += [{"role": "user", "content": "and now?"}, {"role": "assistant", "content": "now this."}]
@@ -89,7 +65,7 @@ def test_a_grown_transcript_reuses_the_items_of_unchanged_messages() -> None:
 
 
 def test_every_change_to_a_message_is_seen() -> None:
-    messages = _transcript(30)
+    messages = plain_transcript(30)
     clear_items()
     _keep(messages, 150)
     messages[5]["content"] = "edited in place"  # same object, other text
@@ -103,7 +79,7 @@ def test_every_change_to_a_message_is_seen() -> None:
 
 
 def test_other_counts_or_pins_build_other_items() -> None:
-    messages = _transcript(30)
+    messages = plain_transcript(30)
     clear_items()
     _keep(messages, 150)
     doubled = FunctionCounter(lambda text: len(text) // 2)
@@ -118,7 +94,7 @@ def test_other_counts_or_pins_build_other_items() -> None:
 
 
 def test_kept_items_are_immutable_and_read_alike_every_time() -> None:
-    messages = _transcript(20)
+    messages = plain_transcript(20)
     clear_items()
     selection = select_messages(messages, 100, strategy="turns")
     report = selection.report
@@ -135,7 +111,7 @@ def test_kept_items_are_immutable_and_read_alike_every_time() -> None:
 def test_a_transcript_longer_than_the_bound_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(item_cache, "KEPT", 10)
     clear_items()
-    messages = _transcript(12)
+    messages = plain_transcript(12)
     _keep(messages, 100)
     assert item_cache._kept is None
     _keep(messages[:8], 100)
@@ -155,7 +131,7 @@ edits = st.lists(
 def test_reports_after_any_edits_equal_those_with_nothing_kept(
     size: int, rounds: list[list[tuple[str, int]]], budget: int
 ) -> None:
-    messages = _transcript(size)
+    messages = plain_transcript(size)
     clear_items()
     _outcome(messages, budget)
     for round_ in rounds:
