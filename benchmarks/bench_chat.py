@@ -7,9 +7,9 @@ message costs ``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000
 objects (the reference) and on dicts. Each repeat runs every case once, in turn, so machine load hits
 all cases alike; ratios are to ``trim_messages`` on objects within the same repeat (median [min-max]).
 Counts are cached per counter and text across calls, as in a running chat where each turn re-trims a
-transcript that only grew, and so are the report's items of plain messages; the "cold" cases empty
-both caches before every call. "+ report" builds the report and reads every entry's item (content,
-tokens, metadata), score and reason.
+transcript that only grew, and so are the report's unit items; the "cold" cases empty the count cache
+before every call, "+ report (cold)" the kept items too. "+ report" builds the report and reads every
+entry's item (content, tokens, metadata), score and reason.
 """
 
 from __future__ import annotations
