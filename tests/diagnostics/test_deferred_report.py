@@ -7,6 +7,7 @@ import gc
 import pickle
 import threading
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -64,6 +65,7 @@ def _without_timings(report: SelectionReport) -> SelectionReport:
 
 
 _FIELDS = ("events", "included", "excluded")
+_START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 @settings(max_examples=100, deadline=None)
@@ -194,6 +196,66 @@ def test_large_reports_sort_their_exclusions_as_the_stable_sort_does() -> None:
     ):
         assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
         assert report.excluded == expected.excluded
+
+
+@pytest.mark.parametrize("sample", SAMPLE_PIPELINES, ids=range(len(SAMPLE_PIPELINES)))
+def test_large_reports_gather_sorted_exclusions_once_and_equal_eager_ones(
+    sample: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every sample pipeline at a size where exclusions are sorted and gathered by arrays in one go
+    # (where the run's exclusions are all batches over one list), with duplicates, ties and pinned items.
+    from cupel.diagnostics import report as report_module
+
+    used: list[bool] = []
+    sorted_exclusions = report_module.sorted_exclusions
+
+    def spy(*args: Any) -> Any:
+        found = sorted_exclusions(*args)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(report_module, "sorted_exclusions", spy)
+    items = [
+        ContextItem(
+            f"item {index % 7000}",
+            index % 23,
+            priority=index % 5,
+            pinned=index % 2500 == 0,
+            timestamp=None if index % 11 == 0 else _START + timedelta(seconds=index % 3000),
+        )
+        for index in range(9000)
+    ]
+    budget = ContextBudget(30_000, 25_000)
+    reference = _RecordingCollector()
+    try:
+        sample.run_traced(items, budget, reference)
+    except Exception:
+        pytest.skip("the pipeline refuses this input")
+    expected = _without_timings(reference.eager_report())
+    report = sample.dry_run(items, budget)
+    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+    assert _without_timings(report) == expected
+    if sample is SAMPLE_PIPELINES[0]:
+        assert used == [True]
+
+
+def test_nan_scores_keep_the_pure_sort_of_exclusions() -> None:
+    from cupel import GreedySlice, Pipeline, ReflexiveScorer, UShapedPlacer
+
+    items = [
+        ContextItem(f"item {index}", 5 + index % 7, future_relevance_hint=float("nan") if index % 9 else 0.5)
+        for index in range(6000)
+    ]
+    pipeline = Pipeline(ReflexiveScorer(), GreedySlice(), UShapedPlacer())
+    budget = ContextBudget(20_000, 15_000)
+    reference = _RecordingCollector()
+    try:
+        pipeline.run_traced(items, budget, reference)
+    except Exception:
+        pytest.skip("NaN hints are refused")
+    expected = _without_timings(reference.eager_report())
+    report = pipeline.dry_run(items, budget)
+    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
 
 
 def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:

@@ -12,9 +12,10 @@ eagerly (tests compare them); once built, a field is an ordinary tuple that stay
 from __future__ import annotations
 
 from _thread import RLock
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cupel import _numeric
 from cupel._gc_pause import collector_paused
 from cupel.diagnostics.events import PipelineStage, TraceEvent, item_events
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
@@ -27,6 +28,7 @@ __all__ = [
     "expanded",
     "included_message",
     "scored_messages",
+    "sorted_exclusions",
     "spliced",
 ]
 
@@ -135,9 +137,13 @@ class ExclusionBatch:
         with _lock:
             if self._explained is None:
                 assert self.explain is not None
-                if type(self.positions) is not list:  # an int64 array: a list of ints once read
-                    self.positions = self.positions.tolist()  # type: ignore[attr-defined]
-                self._scores = list(map(self.scores.__getitem__, self.positions))
+                if type(self.positions) is not list:  # an int64 array: a list of ints (carrying it)
+                    self.positions = _numeric.column(self.positions)
+                # Taken from the run's arrays when both lists carry one (no random access per item).
+                scores = _numeric.take(self.scores, self.positions)
+                self._scores = (
+                    list(map(self.scores.__getitem__, self.positions)) if scores is None else scores
+                )
                 self._explained = self.explain(self._scores)
                 self.explain = None  # what it read is no longer needed
             return self._explained
@@ -159,6 +165,53 @@ class ExclusionBatch:
                 events = item_events(self.stage, [reason.describe() for reason in distinct])
                 self._events = list(map(events.__getitem__, slots))
             return self._events
+
+
+def sorted_exclusions(
+    columns: tuple[list[Any], list[float], list[Any]],
+    batches: Sequence[tuple[int, ExclusionBatch]],
+) -> tuple[int, Iterable[ContextItem], Iterable[float], Iterable[ExclusionReason]] | None:
+    """The count, items, scores and reasons of the exclusions by score descending (a stable sort), each
+    column gathered once: what sorting :func:`spliced`'s columns gives, without gathering them first.
+
+    For the common large case, every exclusion in batches over the same items and scores and numpy
+    at hand; None otherwise (and where a score is NaN, whose order the pure sort defines).
+    """
+    if columns[0] or not batches:
+        return None
+    items, scores = batches[0][1].items, batches[0][1].scores
+    if any(batch.items is not items or batch.scores is not scores for _, batch in batches):
+        return None
+    np = (
+        _numeric.numpy_module()
+        if sum(map(len, (batch for _, batch in batches))) >= _numeric.THRESHOLD
+        else None
+    )
+    if np is None:
+        return None
+    explained = [batch.reasons() for _, batch in batches]  # positions are lists (carrying arrays) now
+    positions = np.concatenate([_positions(np, batch.positions) for _, batch in batches])
+    values = _numeric._floats(np, scores)[positions]
+    if np.isnan(values).any():
+        return None
+    # The batches' exclusions in order, as spliced lists them: the same values, so the same order.
+    order = _numeric._descending(np, values)
+    distinct: list[ExclusionReason] = []
+    slots = []
+    for batch_distinct, batch_slots in explained:
+        slots.append(np.asarray(batch_slots, dtype=np.int64) + len(distinct))
+        distinct += batch_distinct
+    return (
+        len(order),
+        map(items.__getitem__, positions[order].tolist()),
+        values[order].tolist(),
+        map(distinct.__getitem__, np.concatenate(slots)[order].tolist()),
+    )
+
+
+def _positions(np: Any, positions: Sequence[int]) -> Any:
+    carried = getattr(positions, "array", None)
+    return carried if carried is not None else np.asarray(positions, dtype=np.int64)
 
 
 def spliced(
