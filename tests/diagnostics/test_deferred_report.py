@@ -217,15 +217,15 @@ def test_large_reports_gather_sorted_exclusions_once_and_equal_eager_ones(
     monkeypatch.setattr(report_module, "sorted_exclusions", spy)
     items = [
         ContextItem(
-            f"item {index % 7000}",
+            f"item {index % 9000}",
             index % 23,
             priority=index % 5,
             pinned=index % 2500 == 0,
             timestamp=None if index % 11 == 0 else _START + timedelta(seconds=index % 3000),
         )
-        for index in range(9000)
+        for index in range(12_000)
     ]
-    budget = ContextBudget(30_000, 25_000)
+    budget = ContextBudget(60_000, 55_000)  # over 4096 included: the shared inclusion events
     reference = _RecordingCollector()
     try:
         sample.run_traced(items, budget, reference)
@@ -269,3 +269,16 @@ def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:
     assert report.included == full.included and report.excluded == full.excluded
     collector.events = [TraceEvent(PipelineStage.SLICE, 1.0, 2)]  # still assignable, as an attribute was
     assert collector.events == [TraceEvent(PipelineStage.SLICE, 1.0, 2)]
+
+
+def test_shared_inclusion_events_read_as_one_event_per_score() -> None:
+    from cupel.diagnostics._deferred import _shared_scored_events, scored_messages
+    from cupel.diagnostics.events import item_events
+
+    # Many equal scores, and values equal as floats but printed differently (0.0 and -0.0).
+    scores = [[0.0, -0.0, 0.5, float("nan"), 1e-7, 2.0 / 3.0][index % 6] for index in range(6000)]
+    shared = _shared_scored_events(scores)
+    assert shared is not None
+    assert shared == item_events(PipelineStage.PLACE, scored_messages(scores))
+    assert [event.message for event in shared[:2]] == ["Scored: score=0", "Scored: score=-0"]
+    assert _shared_scored_events([index / 7 for index in range(6000)]) is None  # few equal scores

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from cupel import _numeric
 from cupel._gc_pause import collector_paused
-from cupel.diagnostics.events import PipelineStage, TraceEvent, item_events
+from cupel.diagnostics.events import PipelineStage, TraceEvent, item_event, item_events
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.model import ContextItem
 
@@ -288,11 +288,33 @@ class InclusionBatch:
         with _lock:
             if self._events is None:
                 _, scores, reasons = self.columns()
-                messages = scored_messages(scores)
-                for position in self._special:
-                    messages[position] = included_message(reasons[position], scores[position])
-                self._events = item_events(PipelineStage.PLACE, messages)
+                events = _shared_scored_events(scores)
+                if events is None:
+                    messages = scored_messages(scores)
+                    for position in self._special:
+                        messages[position] = included_message(reasons[position], scores[position])
+                    self._events = item_events(PipelineStage.PLACE, messages)
+                else:
+                    for position in self._special:
+                        message = included_message(reasons[position], scores[position])
+                        events[position] = item_event(PipelineStage.PLACE, message)
+                    self._events = events
             return self._events
+
+
+def _shared_scored_events(scores: list[float]) -> list[TraceEvent] | None:
+    """The SCORED inclusion event for each score, one shared (immutable) event per distinct score
+    (bit for bit: 0.0 and -0.0 read differently), for a large list with many equal scores; None
+    otherwise (one event per item is then as cheap)."""
+    np = _numeric.numpy_module() if len(scores) >= _numeric.THRESHOLD else None
+    if np is None:
+        return None
+    bits = np.fromiter(scores, dtype=np.float64, count=len(scores)).view(np.int64)
+    _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
+    if len(first) * 2 > len(scores):
+        return None
+    events = item_events(PipelineStage.PLACE, scored_messages(list(map(scores.__getitem__, first.tolist()))))
+    return list(map(events.__getitem__, inverse.reshape(-1).tolist()))
 
 
 def expanded(events: list[Any], batches: list[int]) -> list[TraceEvent]:
