@@ -39,6 +39,7 @@ _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
 _MESSAGE_BLOCK = 2048
+_SAMPLE = 1024  # scores looked at to decide whether sharing inclusion events is worth it
 
 # Guards building on first read; re-entrant, as building a report field builds batches too.
 _lock = RLock()
@@ -307,8 +308,8 @@ def _shared_scored_events(scores: list[float]) -> list[TraceEvent] | None:
     (bit for bit: 0.0 and -0.0 read differently), for a large list with many equal scores; None
     otherwise (one event per item is then as cheap)."""
     np = _numeric.numpy_module() if len(scores) >= _numeric.THRESHOLD else None
-    if np is None:
-        return None
+    if np is None or len(set(scores[:_SAMPLE])) * 2 > _SAMPLE:
+        return None  # (a sample with few equal scores: not worth finding the distinct ones)
     bits = np.fromiter(scores, dtype=np.float64, count=len(scores)).view(np.int64)
     _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
     if len(first) * 2 > len(scores):
