@@ -168,6 +168,7 @@ CORE = {
     "cupel.scorers._base",
 }
 FIRST_RUN = {
+    "cupel._run_columns",
     "cupel.placers",
     "cupel.placers.chronological",
     "cupel.placers.u_shaped",

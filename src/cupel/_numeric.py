@@ -101,7 +101,7 @@ def _ints(np: Any, values: Sequence[int]) -> Any:
 
 def _floats(np: Any, values: Sequence[float]) -> Any:
     """``values`` as a float64 array (the carried one if any)."""
-    carried = _carried(values)
+    carried = values if isinstance(values, np.ndarray) else _carried(values)
     if carried is not None and carried.dtype == np.float64:
         return carried
     return np.fromiter(values, dtype=np.float64, count=len(values))
@@ -118,21 +118,37 @@ def _exact_keys(np: Any, keys: Sequence[int | None]) -> Any:
     return values
 
 
+def key_values(keys: Sequence[int | None]) -> Any:
+    """Integer keys as float64 with None as NaN when numpy is used for them; None when the list is
+    short, numpy is missing, or a key is not exact as a float64."""
+    np = _large(keys)
+    return None if np is None else _exact_keys(np, keys)
+
+
+def exact_values(keys: Sequence[int | None]) -> Any:
+    """:func:`key_values` for a list of any length (None when numpy is missing or a key is inexact)."""
+    np = numpy_module()
+    return None if np is None else _exact_keys(np, keys)
+
+
 def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     """numpy twin of :func:`cupel.scorers._base.rank_scores`; None when it cannot be used exactly."""
-    np = _large(keys)
-    if np is None:
-        return None
-    values = _exact_keys(np, keys)
-    if values is None:
-        return None
+    values = key_values(keys)
+    ranks = None if values is None else rank_array(values)
+    return None if ranks is None else column(ranks)
+
+
+def rank_array(values: Any) -> Any:
+    """:func:`rank_scores` of keys already converted by :func:`key_values`, as a float64 array;
+    None when fewer than two keys are present (the pure path's special case)."""
+    np = numpy_module()
     absent = np.isnan(values)
     count = len(values) - int(np.count_nonzero(absent))
     if count <= 1:
         return None
     counted = _counted_ranks(np, values, absent)
     if counted is not None:
-        return column(counted / (count - 1))
+        return counted / (count - 1)
     # The rank is the number of keyed items with a strictly smaller key (exact: integers below 2**53):
     # in ascending order (NaN last), the position where a run of equal keys starts.
     by_key = np.argsort(values)
@@ -144,7 +160,7 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     ranks[by_key] = np.maximum.accumulate(np.where(starts, positions, 0))
     scores = ranks / (count - 1)
     scores[absent] = 0.0
-    return column(scores)
+    return scores
 
 
 def _counted_ranks(np: Any, values: Any, absent: Any) -> Any:
@@ -342,17 +358,17 @@ def take_sum(values: Sequence[int], indices: Sequence[int]) -> int | None:
 
 def chronological_order(keys: Sequence[int | None]) -> list[int] | None:
     """Positions of ``keys`` ascending (a stable sort), the None keys last in input order, or None."""
-    np = _large(keys)
-    if np is None:
-        return None
-    values = _exact_keys(np, keys)
-    if values is None:
-        return None
+    values = key_values(keys)
+    return None if values is None else chronological_positions(values)
+
+
+def chronological_positions(values: Any) -> list[int]:
+    """:func:`chronological_order` of keys already converted by :func:`key_values`."""
+    np = numpy_module()
     # A None key (NaN) sorts after every number; the stable sort keeps input order among equals. The
     # keys are integers below 2**53, sorted as int64 (faster than float64) with None as 2**62.
     keys = np.where(np.isnan(values), 2**62, values).astype(np.int64)
-    result: list[int] = np.argsort(keys, kind="stable").tolist()
-    return result
+    return column(np.argsort(keys, kind="stable"))
 
 
 def duplicates(
@@ -369,7 +385,7 @@ def duplicates(
         return None
     count = len(contents)
     hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=count)
-    by_hash = np.argsort(hashes, kind="stable")
+    by_hash = np.argsort(hashes)  # need not be stable: the lexsort below orders each group fully
     ordered = hashes[by_hash]
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
