@@ -385,12 +385,17 @@ def duplicates(
         return None
     count = len(contents)
     hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=count)
-    by_hash = np.argsort(hashes)  # need not be stable: the lexsort below orders each group fully
+    # Equal hashes share their low bits: only the hashes of crowded buckets (2-4 per content, so
+    # most contents are alone in theirs) are sorted. The sort need not be stable: the lexsort below
+    # orders each group fully.
+    buckets = hashes & ((1 << (count.bit_length() + 1)) - 1)
+    crowded = np.flatnonzero(np.bincount(buckets)[buckets] > 1)
+    by_hash = crowded[np.argsort(hashes[crowded])]
     ordered = hashes[by_hash]
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
         return column(np.arange(count), list(range(count))), [], []
-    shared = np.zeros(count, dtype=bool)
+    shared = np.zeros(len(ordered), dtype=bool)
     shared[1:] |= equal
     shared[:-1] |= equal
     members = by_hash[shared]
