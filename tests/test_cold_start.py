@@ -174,6 +174,7 @@ FIRST_RUN = {
     "cupel.placers.u_shaped",
     "cupel.scorers.recency",
     "cupel.slicers",
+    "cupel.slicers._greedy_fill",
     "cupel.slicers.greedy",
 }
 # Optional dependencies that no selection of the bundled example may load, all extras installed.

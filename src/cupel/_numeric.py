@@ -202,12 +202,16 @@ def _descending(np: Any, values: Any) -> Any:
     """Positions of ``values`` (no NaN) by value descending, equal values in position order.
 
     The same order as a stable argsort of ``-values``, sorted as int64 keys (a quarter faster than
-    float64 at 1,000,000 values): the bits of a float64, with the magnitude bits of negative numbers
-    flipped, order like the floats; adding 0.0 first turns -0.0 into 0.0, which compares equal to it.
+    float64 at 1,000,000 values): see :func:`order_keys`.
     """
+    return np.argsort(~order_keys(np, values), kind="stable")
+
+
+def order_keys(np: Any, values: Any) -> Any:
+    """int64 keys that order like ``values`` (float64, no NaN): the bits of a float64, with the
+    magnitude bits of negative numbers flipped; adding 0.0 first turns -0.0 into 0.0, equal to it."""
     bits = (values + 0.0).view(np.int64)
-    keys = bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
-    return np.argsort(~keys, kind="stable")
+    return bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
 
 
 def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -> list[float] | None:
@@ -230,6 +234,17 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
     """Candidates by value density descending (ties by position in ``order``) and their token
     counts, as arrays; None when numpy cannot reproduce the pure ordering exactly."""
     index = _ints(np, order)
+    found = densities(np, index, tokens, scores)
+    if found is None:
+        return None
+    counts, density, _ = found
+    positions = _descending(np, density)
+    return index[positions], counts[positions]
+
+
+def densities(np: Any, index: Any, tokens: Sequence[int], scores: Sequence[float]) -> Any:
+    """The token counts, value densities (zero tokens: the largest float) and scores of the
+    candidates at ``index``, as arrays; None when numpy cannot reproduce the pure ordering exactly."""
     counts = _ints(np, tokens)
     if counts is None:
         return None
@@ -239,10 +254,9 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
         return None
     zero = counts == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        densities = values / counts
-    densities[zero] = np.finfo(np.float64).max
-    positions = _descending(np, densities)
-    return index[positions], counts[positions]
+        density = values / counts
+    density[zero] = np.finfo(np.float64).max
+    return counts, density, values
 
 
 def greedy_order(
@@ -275,13 +289,7 @@ def greedy_fill_by_density(
     order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
 ) -> tuple[Any, Any, Any] | None:
     """:func:`greedy_fill` as arrays: the candidates in density order, their token counts, and the
-    positions taken in that order; None where numpy is not used.
-
-    Whatever fits before the first candidate that does not is one prefix of the density order. After
-    that, the tokens remaining only shrink, so a candidate larger than what remained at a miss can
-    never be taken: each round keeps only the candidates that still fit, takes their fitting prefix,
-    and stops at the next miss.
-    """
+    positions taken in that order; None where numpy is not used."""
     np = _large(order)
     if np is None:
         return None
@@ -289,8 +297,21 @@ def greedy_fill_by_density(
     if ordered is None:
         return None
     by_density, counts = ordered
+    taken = fill_positions(np, counts, target)
+    return None if taken is None else (by_density, counts, taken)
+
+
+def fill_positions(np: Any, counts: Any, target: int) -> Any:
+    """The positions GREEDY-SLICE takes from candidates in density order with token ``counts``;
+    None for negative counts (they can grow the budget) or counts whose sums could overflow.
+
+    Whatever fits before the first candidate that does not is one prefix of the density order. After
+    that, the tokens remaining only shrink, so a candidate larger than what remained at a miss can
+    never be taken: each round keeps only the candidates that still fit, takes their fitting prefix,
+    and stops at the next miss.
+    """
     if len(counts) and (counts.min() < 0 or int(counts.max()) * len(counts) >= 2**62):
-        return None  # negative counts can grow the budget; huge ones could overflow the sums
+        return None
     taken = []
     positions = np.arange(len(counts))
     remaining = target
@@ -311,7 +332,7 @@ def greedy_fill_by_density(
                 walked.append(position)
                 remaining -= count
         taken.append(np.array(walked, dtype=np.intp))
-    return by_density, counts, np.concatenate(taken) if taken else np.zeros(0, dtype=np.intp)
+    return np.concatenate(taken) if taken else np.zeros(0, dtype=np.intp)
 
 
 def int_column(values: list[int]) -> list[int]:

@@ -187,12 +187,14 @@ class Pipeline:
             tracer.start()
         from cupel._run_columns import run_scope
 
+        # An untraced GreedySlice orders the candidates itself, by density then score (no Stage 4 sort).
+        ordered = tracer is not None or "_slice_unordered" not in type(self.slicer).__dict__
         if tracer is None or tracer.run_end is None:
             with run_scope():  # columns a stage derives, for later stages (cupel/_run_columns.py)
-                return self._select(self._prepare(items, budget, tracer), budget, tracer)
+                return self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
         try:
             with run_scope():
-                placed = self._select(self._prepare(items, budget, tracer), budget, tracer)
+                placed = self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
         except BaseException as error:
             tracer.run_end(error)
             raise
@@ -200,11 +202,16 @@ class Pipeline:
         return placed
 
     def _prepare(
-        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: Tracer | None
+        self,
+        items: Sequence[ContextItem],
+        budget: ContextBudget | None,
+        tracer: Tracer | None,
+        ordered: bool = True,
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
-        The pinned-budget check of Classify runs here when a budget is given.
+        The pinned-budget check of Classify runs here when a budget is given. Without ``ordered``, the
+        candidates stay in index order (for the slicer's ``_slice_unordered``).
         """
         if tracer is not None:
             from cupel.diagnostics.reasons import NegativeTokens
@@ -248,19 +255,25 @@ class Pipeline:
         if tracer is not None:
             tracer.finish(tracer.stages.DEDUPLICATE, len(scoreable), len(survivors))
 
+        if not ordered:
+            return Prepared(pinned, pinned_tokens, scoreable, scores, survivors, tokens)
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
             order = descending_indices(survivors, scores)
         return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
 
-    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
-        """Stages 5-6 (Slice, Place) for one budget."""
+    def _select(
+        self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None, ordered: bool = True
+    ) -> list[ContextItem]:
+        """Stages 5-6 (Slice, Place) for one budget (``ordered``: as for :meth:`_prepare`)."""
         pinned, pinned_tokens = prepared.pinned, prepared.pinned_tokens
 
         # Stage 5: Slice against the effective budget.
         effective = compute_effective_budget(budget, pinned_tokens)
         slice_indices = getattr(self.slicer, "slice_indices", None) if tracer is None else None
+        if not ordered:
+            slice_indices = self.slicer._slice_unordered  # type: ignore[attr-defined]
         sliced_tokens: int | None = None
         items: Sequence[ContextItem] | None = None  # pinned + sliced, when built in one pass
         if slice_indices is not None:
