@@ -7,8 +7,9 @@ message costs ``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000
 objects (the reference) and on dicts. Each repeat runs every case once, in turn, so machine load hits
 all cases alike; ratios are to ``trim_messages`` on objects within the same repeat (median [min-max]).
 Counts are cached per counter and text across calls, as in a running chat where each turn re-trims a
-transcript that only grew; the "cold" cases empty that cache before every call. "+ report" builds the
-report and reads its entries.
+transcript that only grew, and so are the report's unit items; the "cold" cases empty the count cache
+before every call, "+ report (cold)" the kept items too. "+ report" builds the report and reads every
+entry's item (content, tokens, metadata), score and reason.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import random
 import statistics
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
@@ -30,7 +33,16 @@ from cupel.chat._counts import clear_counts
 from cupel.chat.langchain import select_messages as select_langchain
 from cupel.tokens import FunctionCounter
 
+try:
+    from cupel.chat import clear_items
+except ImportError:  # a version that keeps no report items between calls
+
+    def clear_items() -> None:
+        pass
+
+
 BUDGET = 32_000
+READ = attrgetter("item.content", "item.tokens", "item.metadata", "score", "reason")
 OPTIONS = ChatOptions(message_overhead=4)
 COUNTER = FunctionCounter(lambda text: math.ceil(len(text) / 4))
 
@@ -79,6 +91,8 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         def run() -> object:
             if cold:
                 clear_counts()  # every text counted afresh, as on a transcript seen for the first time
+                if report:
+                    clear_items()  # and every report item built afresh
             if on == "objects":
                 chosen: Any = select_langchain(
                     objects,
@@ -91,6 +105,10 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
                 chosen = select_messages(dicts, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy)  # type: ignore[arg-type]
             if report:
                 built = chosen.report
+                # Every entry's item, score and reason, read and dropped (the reader keeps nothing,
+                # so what it allocates never sets off a collection of its own).
+                deque(map(READ, built.included), maxlen=0)
+                deque(map(READ, built.excluded), maxlen=0)
                 return len(built.included) + len(built.excluded)
             return chosen.messages
 

@@ -108,3 +108,12 @@ def to_langchain(messages: list[dict[str, Any]]) -> list[Any]:
             ]
             converted.append(AIMessage(content or "", tool_calls=calls))
     return converted
+
+
+def plain_transcript(size: int) -> list[dict[str, Any]]:
+    """A system message, then ``size`` alternating user and assistant messages of varied length."""
+    messages = [{"role": "system", "content": "Be brief."}]
+    for index in range(size):
+        role = "user" if index % 2 == 0 else "assistant"
+        messages.append({"role": role, "content": f"{index}: " + "word " * (index * 7 % 23)})
+    return messages

@@ -10,20 +10,25 @@ equals, entry by entry, the report of :func:`cupel.chat.whole_turns.select_turns
 from __future__ import annotations
 
 import math
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
+from tests.chat._reports import report_values as _report
+from tests.chat._transcripts import (
+    anthropic_transcripts,
+    openai_transcripts,
+    plain_transcript,
+    to_langchain,
+)
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages
 from cupel.chat._counts import clear_counts, count_texts_once
 from cupel.chat.convert import MESSAGES_KEY
 from cupel.chat.whole_turns import select_turns
-from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelError
 from cupel.model import ContextBudget
 from cupel.placers import ChronologicalPlacer
@@ -52,29 +57,6 @@ pipelines = st.sampled_from(
     ]
 )
 options = st.builds(ChatOptions, pin_system=st.booleans(), pin_last_user=st.booleans())
-
-
-def _entry(entry: Any) -> tuple[Any, ...]:
-    item = entry.item
-    values = []
-    for field in fields(item):
-        value = getattr(item, field.name)
-        if field.name == "metadata":
-            value = {
-                key: tuple(map(id, inner)) if key == MESSAGES_KEY else inner for key, inner in value.items()
-            }
-        values.append(value)
-    return (*values, entry.score, entry.reason)
-
-
-def _report(report: SelectionReport) -> tuple[Any, ...]:
-    return (
-        [_entry(entry) for entry in report.included],
-        [_entry(entry) for entry in report.excluded],
-        report.total_candidates,
-        report.total_tokens_considered,
-        report.events,
-    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -132,18 +114,10 @@ def test_the_fast_report_on_langchain_messages_equals_the_reference(
     assert actual == expected
 
 
-def _plain_transcript(size: int) -> list[dict[str, Any]]:
-    messages = [{"role": "system", "content": "Be brief."}]
-    for index in range(size):
-        role = "user" if index % 2 == 0 else "assistant"
-        messages.append({"role": role, "content": f"{index}: " + "word " * (index * 7 % 23)})
-    return messages
-
-
 @pytest.mark.parametrize("budget", [10, 40, 300, 1500, 6000, 100_000])
 def test_a_long_plain_transcript_keeps_what_the_reference_keeps(budget: int) -> None:
     # Large enough for the numpy paths of scoring and ordering (4,096 candidates and more).
-    messages = _plain_transcript(9000)
+    messages = plain_transcript(9000)
     pipeline = Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE))
     choice = select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
     kept = [message for item in choice.kept_items() for message in item.metadata[MESSAGES_KEY]]
@@ -170,7 +144,7 @@ class _Counting:
 def test_counts_are_cached_per_counter_and_text_across_selections() -> None:
     clear_counts()
     counter = _Counting()
-    messages = [*_plain_transcript(50), {"role": "user", "content": "0: "}]
+    messages = [*plain_transcript(50), {"role": "user", "content": "0: "}]
     first = select_messages(messages, 500, counter=counter)
     assert sorted(counter.seen) == sorted(set(message["content"] for message in messages))
     counter.seen.clear()
@@ -207,7 +181,7 @@ def test_an_unhashable_counter_is_counted_afresh_every_time() -> None:
         __hash__ = None  # type: ignore[assignment]
 
     counter = Unhashable()
-    messages = _plain_transcript(10)
+    messages = plain_transcript(10)
     select_messages(messages, 500, counter=counter)
     select_messages(messages, 500, counter=counter)
     assert len(counter.seen) == 2 * len(set(message["content"] for message in messages))

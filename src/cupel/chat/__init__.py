@@ -12,6 +12,7 @@ from cupel._lazy import lazy_exports
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
     from cupel.chat._counts import clear_counts
+    from cupel.chat._item_cache import clear_items
     from cupel.chat._parse import ROLES, SYSTEM_ROLES
     from cupel.chat.aselect import aselect_messages
     from cupel.chat.convert import (
@@ -72,6 +73,7 @@ __all__ = [
     "aselect_messages",
     "chat_pipeline",
     "clear_counts",
+    "clear_items",
     "is_chat_transcript",
     "message_token_counts",
     "messages_to_items",
@@ -87,6 +89,7 @@ __all__ = [
 #: Public names imported on first use: name -> module. Add new exports here (and to __all__).
 _LAZY: dict[str, str] = {
     "clear_counts": "cupel.chat._counts",
+    "clear_items": "cupel.chat._item_cache",
     "ROLES": "cupel.chat._parse",
     "SYSTEM_ROLES": "cupel.chat._parse",
     "aselect_messages": "cupel.chat.aselect",

@@ -48,18 +48,19 @@ class TranscriptColumns:
         assert content is not None
         return render_plain(index, self.roles[index], content)
 
-    def renderings(self) -> list[str]:
-        """Every message's rendering."""
+    def renderings(self, start: int = 0) -> list[str]:
+        """The renderings of messages ``start`` onwards."""
         if not self.parsed:
-            if all(self.contents):  # every text non-empty: render_plain's first form, in C passes
+            roles, contents = self.roles[start:], self.contents[start:]
+            if all(contents):  # every text non-empty: render_plain's first form, in C passes
                 # "[{index}" (kept between calls) + "] {role}: " (one per role) + the text, joined
                 # (a test checks they agree with render_plain).
-                middles = {role: f"] {role}: " for role in set(self.roles)}
+                middles = {role: f"] {role}: " for role in set(roles)}
                 opens = _OPENINGS.upto(len(self.roles))  # may be longer (kept from a longer transcript)
-                pieces = zip(opens, map(middles.__getitem__, self.roles), self.contents, strict=False)
+                pieces = zip(opens[start:], map(middles.__getitem__, roles), contents, strict=False)
                 return list(map("".join, pieces))  # type: ignore[arg-type]
-            return list(map(render_plain, range(len(self.roles)), self.roles, self.contents))  # type: ignore[arg-type]
-        return list(map(self.rendering, range(len(self.roles))))
+            return list(map(render_plain, range(start, len(self.roles)), roles, contents))  # type: ignore[arg-type]
+        return list(map(self.rendering, range(start, len(self.roles))))
 
 
 def read_columns(

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from itertools import compress, repeat
+from operator import attrgetter, floordiv, lt, neg
+from typing import TYPE_CHECKING, ClassVar
 
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, ScoredTooLow
 from cupel.errors import TableTooLargeError
@@ -37,6 +39,13 @@ _NUMPY_MIN_CAPACITY = 256
 _NUMPY_MIN_CELLS = 40_000
 
 Solver = Callable[[Sequence[int], Sequence[int], int, _Plan | None], list[int]]
+
+if TYPE_CHECKING:
+    from cupel.slicers._knapsack_numpy import _Columns
+
+_ITEM = attrgetter("item")
+_SCORE = attrgetter("score")
+_TOKENS = attrgetter("tokens")
 
 
 def _scaled_value(score: float) -> int:
@@ -63,20 +72,46 @@ def _numpy_solver() -> Solver | None:
     return _knapsack_numpy
 
 
-def _solve(weights: Sequence[int], values: Sequence[int], capacity: int) -> list[int]:
-    """The DP's selection (indices in reconstruction order), by the fastest exact route."""
-    plan = _plan(weights, values, capacity)
-    rows = plan.rows
-    if sum(map(weights.__getitem__, rows)) <= capacity:
-        # Every row fits at once. Then at every step of the reconstruction the remaining capacity
+def _numpy_columns(tokens: list[int], scores: list[object], bucket: int) -> _Columns | None:
+    """Weights and scaled values in numpy passes, when every score is a float (``float()`` and the
+    product are then the same IEEE operations) and every number fits int64; otherwise None."""
+    if set(map(type, scores)) != {float}:
+        return None
+    from cupel.slicers._knapsack_numpy import _columns_numpy
+
+    return _columns_numpy(tokens, scores, bucket, SCORE_SCALE)  # type: ignore[arg-type]
+
+
+def _numpy_route(rows: int, capacity: int) -> bool:
+    """Whether a table of ``rows`` x ``capacity + 1`` cells is worth numpy, and numpy is installed."""
+    return (
+        capacity >= _NUMPY_MIN_CAPACITY
+        and rows * (capacity + 1) >= _NUMPY_MIN_CELLS
+        and _numpy_solver() is not None
+    )
+
+
+def _solve(
+    weights: Sequence[int], values: Sequence[int], capacity: int, columns: _Columns | None = None
+) -> list[int]:
+    """The DP's selection (indices in reconstruction order), by the fastest exact route.
+
+    ``columns``, when given, holds ``weights`` and ``values`` as numpy arrays too.
+    """
+    if _numpy_route(len(weights), capacity):
+        from cupel.slicers._knapsack_numpy import _plan_numpy
+
+        plan = _plan_numpy(weights, values, capacity, columns)
+    else:
+        plan = _plan(weights, values, capacity)
+    rows, lows = plan
+    if not rows or lows[0] >= weights[rows[0]]:
+        # Every row fits at once: the first row's bound, capacity minus the weight of the later
+        # rows, leaves room for it. Then at every step of the reconstruction the remaining capacity
         # covers all earlier rows, so dp[remaining - dw] + dv > dp[remaining] holds for exactly the
         # rows (the others never set a keep bit): the DP would select every one of them, last first.
         return rows[::-1]
-    if (
-        capacity >= _NUMPY_MIN_CAPACITY
-        and len(rows) * (capacity + 1) >= _NUMPY_MIN_CELLS
-        and sum(map(values.__getitem__, rows)) <= _INT64_MAX
-    ):
+    if _numpy_route(len(rows), capacity) and sum(map(values.__getitem__, rows)) <= _INT64_MAX:
         solver = _numpy_solver()
         if solver is not None:
             return solver(weights, values, capacity, plan)
@@ -134,22 +169,18 @@ class KnapsackSlice:
         if not scored or budget.target_tokens <= 0:
             return []
         bucket = self.bucket_size
-        zero_token: list[ContextItem] = []
-        candidates: list[ContextItem] = []
-        weights: list[int] = []
-        values: list[int] = []
-        for entry in scored:
-            tokens = entry.item.tokens
-            if tokens == 0:
-                zero_token.append(entry.item)
-            elif tokens > 0:
-                candidates.append(entry.item)
-                weights.append(-(-tokens // bucket))  # ceil(tokens / bucket) in exact integers
-                values.append(_scaled_value(entry.score))
-        if not candidates:
-            return zero_token
         capacity = budget.target_tokens // bucket
-        if capacity == 0:
+        candidates: Sequence[ScoredItem] = scored
+        tokens = list(map(_TOKENS, map(_ITEM, scored)))
+        scores: Iterable[object] = map(_SCORE, scored)
+        zero_token: list[ContextItem] = []
+        if min(tokens) <= 0:
+            zero_token = [entry.item for entry, count in zip(scored, tokens, strict=True) if count == 0]
+            positive = list(map(lt, repeat(0), tokens))
+            candidates = list(compress(scored, positive))
+            tokens = list(compress(tokens, positive))
+            scores = compress(scores, positive)
+        if not candidates or capacity == 0:
             return zero_token
         cells = len(candidates) * (capacity + 1)
         if cells > MAX_TABLE_CELLS:
@@ -159,8 +190,16 @@ class KnapsackSlice:
                 f"use a larger bucket_size (now {bucket}) or a smaller target_tokens "
                 f"(now {budget.target_tokens})"
             )
+        score_list = list(scores)
+        columns = _numpy_columns(tokens, score_list, bucket) if _numpy_route(len(tokens), capacity) else None
+        if columns is None:
+            # ceil(tokens / bucket) in exact integers: -(-tokens // bucket).
+            weights = list(map(neg, map(floordiv, map(neg, tokens), repeat(bucket))))
+            values = list(map(_scaled_value, score_list))  # type: ignore[arg-type]
+        else:
+            weights, values = columns.weights, columns.values
         selected = zero_token
-        selected.extend(candidates[index] for index in _solve(weights, values, capacity))
+        selected.extend(map(_ITEM, map(candidates.__getitem__, _solve(weights, values, capacity, columns))))
         return selected
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:

@@ -1,0 +1,206 @@
+"""The ``"turns"`` report's unit items, kept between selections (``chat/_item_cache``).
+
+Whatever happened to the transcript between two selections (it grew, a message was edited in place,
+replaced by an equal one, or given another role; the counter or options changed; tool calls, parsed
+and LangChain messages), the report equals, entry by entry, the one built with nothing kept; kept
+items are reused only where nothing they were made from changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.chat._reports import report_values as _values
+from tests.chat._transcripts import (
+    anthropic_transcripts,
+    openai_transcripts,
+    plain_transcript,
+    to_langchain,
+)
+
+from cupel.chat import ChatOptions, clear_items, select_messages
+from cupel.chat import _item_cache as item_cache
+from cupel.chat.convert import MESSAGES_KEY
+from cupel.diagnostics.report import SelectionReport
+from cupel.errors import CupelError
+from cupel.tokens import FunctionCounter
+
+
+def _fresh(messages: list[dict[str, Any]], budget: int, **keywords: Any) -> tuple[Any, ...]:
+    """The report's values with nothing kept from an earlier selection."""
+    clear_items()
+    try:
+        return _values(select_messages(messages, budget, strategy="turns", **keywords).report)
+    finally:
+        clear_items()
+
+
+def _keep(messages: list[dict[str, Any]], budget: int) -> SelectionReport:
+    """A selection's report, built (which keeps its items)."""
+    return select_messages(messages, budget, strategy="turns").report
+
+
+def _items_by_position(report: SelectionReport) -> dict[int, Any]:
+    entries = [*report.included, *report.excluded]
+    return {entry.item.metadata["cupel:chat.indices"][0]: entry.item for entry in entries}
+
+
+def test_a_grown_transcript_reuses_the_items_of_unchanged_messages() -> None:
+    messages = plain_transcript(40)
+    clear_items()
+    first = _items_by_position(select_messages(messages, 200, strategy="turns").report)
+    messages += [{"role": "user", "content": "and now?"}, {"role": "assistant", "content": "now this."}]
+    messages.append({"role": "user", "content": "one more"})
+    report = select_messages(messages, 200, strategy="turns").report
+    second = _items_by_position(report)
+    assert all(second[position] is first[position] for position in range(39))
+    # The last user message was pinned the turn before, and is not now: its item is new.
+    assert second[39] is not first[39] and first[39].pinned and not second[39].pinned
+    assert second[43].pinned
+    assert _values(report) == _fresh(messages, 200)
+
+
+def test_every_change_to_a_message_is_seen() -> None:
+    messages = plain_transcript(30)
+    clear_items()
+    _keep(messages, 150)
+    messages[5]["content"] = "edited in place"  # same object, other text
+    messages[7] = dict(messages[7])  # an equal message, another object
+    messages[9]["role"] = "assistant" if messages[9]["role"] == "user" else "user"
+    report = select_messages(messages, 150, strategy="turns").report  # from the items kept before
+    assert _values(report) == _fresh(messages, 150)
+    items = _items_by_position(report)
+    assert items[5].content == "[5] user: edited in place"
+    assert items[7].metadata[MESSAGES_KEY][0] is messages[7]
+
+
+def test_other_counts_or_pins_build_other_items() -> None:
+    messages = plain_transcript(30)
+    clear_items()
+    _keep(messages, 150)
+    doubled = FunctionCounter(lambda text: len(text) // 2)
+    for keywords in (
+        {"counter": doubled},
+        {"options": ChatOptions(message_overhead=9)},
+        {"options": ChatOptions(pin_system=False)},
+    ):
+        expected = _fresh(messages, 150, **keywords)
+        _keep(messages, 150)
+        assert _values(select_messages(messages, 150, strategy="turns", **keywords).report) == expected
+
+
+def test_kept_items_are_immutable_and_read_alike_every_time() -> None:
+    messages = plain_transcript(20)
+    clear_items()
+    selection = select_messages(messages, 100, strategy="turns")
+    report = selection.report
+    assert selection.report is report
+    again = select_messages(messages, 100, strategy="turns").report
+    assert _values(again) == _values(report)
+    item = again.included[0].item
+    with pytest.raises(FrozenInstanceError):
+        item.content = "changed"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        item.metadata["cupel:chat.indices"] = (3,)  # type: ignore[index]
+
+
+def test_a_transcript_longer_than_the_bound_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(item_cache, "KEPT", 10)
+    clear_items()
+    messages = plain_transcript(12)
+    _keep(messages, 100)
+    assert item_cache._kept is None
+    _keep(messages[:8], 100)
+    assert item_cache._kept is not None and len(item_cache._kept[2]) == 8
+    clear_items()
+    assert item_cache._kept is None
+
+
+edits = st.lists(
+    st.tuples(st.sampled_from(["append", "edit", "replace", "role", "drop"]), st.integers(0, 10_000)),
+    max_size=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 30), st.lists(edits, min_size=1, max_size=4), st.integers(0, 300))
+def test_reports_after_any_edits_equal_those_with_nothing_kept(
+    size: int, rounds: list[list[tuple[str, int]]], budget: int
+) -> None:
+    messages = plain_transcript(size)
+    clear_items()
+    _outcome(messages, budget)
+    for round_ in rounds:
+        for edit, number in round_:
+            position = 1 + number % len(messages) if len(messages) > 1 else 0
+            position = min(position, len(messages) - 1)
+            if edit == "append":
+                role = "user" if messages[-1]["role"] != "user" else "assistant"
+                messages.append({"role": role, "content": f"new {number}"})
+            elif edit == "edit":
+                messages[position]["content"] = f"edited {number}"
+            elif edit == "replace":
+                messages[position] = dict(messages[position])
+            elif edit == "role" and position:
+                messages[position]["role"] = "assistant" if messages[position]["role"] == "user" else "user"
+            elif edit == "drop" and len(messages) > 2:
+                del messages[-1]
+        before = [dict(message) for message in messages]
+        actual = _outcome(messages, budget)  # from the items the round before kept
+        assert actual == _fresh_outcome(messages, budget)
+        assert messages == before  # nothing mutated
+        _outcome(messages, budget)  # keep this round's items
+
+
+def _outcome(messages: list[Any], budget: int) -> object:
+    select: Any = select_messages
+    if messages and not isinstance(messages[0], dict):
+        from cupel.chat.langchain import select_messages as select
+    try:
+        return _values(select(messages, budget, strategy="turns").report)
+    except CupelError as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def _fresh_outcome(messages: list[Any], budget: int) -> object:
+    clear_items()
+    try:
+        return _outcome(messages, budget)
+    finally:
+        clear_items()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.one_of(openai_transcripts(), anthropic_transcripts()),
+    st.data(),
+    st.sampled_from([0, 60, 200, 600, 5000]),
+    st.booleans(),
+)
+def test_transcripts_with_tool_calls_reuse_items_as_built_afresh(
+    messages: list[dict[str, Any]], data: st.DataObject, budget: int, langchain: bool
+) -> None:
+    # A chat that grew: the transcript up to one of its user messages was selected (and its report
+    # built) the turn before.
+    ends = [position for position, message in enumerate(messages) if message["role"] == "user"]
+    end = data.draw(st.sampled_from([*ends, len(messages)]))
+    if langchain:
+        messages = to_langchain(messages)
+    clear_items()
+    _outcome(messages[:end], budget)
+    if messages and data.draw(st.booleans()):
+        # And one message was replaced by an equal copy, or (a dict) given another text.
+        position = data.draw(st.integers(0, len(messages) - 1))
+        copied = messages[position].copy() if isinstance(messages[position], dict) else None
+        if copied is None:
+            messages[position] = messages[position].model_copy()
+        else:
+            if isinstance(copied.get("content"), str) and data.draw(st.booleans()):
+                copied["content"] += " edited"
+            messages[position] = copied
+    actual = _outcome(messages, budget)
+    assert actual == _fresh_outcome(messages, budget)
