@@ -5,7 +5,9 @@ Usage: ``python benchmarks/bench_pipeline.py [--json] [--sizes 1000,10000,100000
 
 For each size and each of two pipelines -- Composite(Recency 2, Priority 1, Kind 1) + GreedySlice +
 ChronologicalPlacer, and Scaled(Frequency) + GreedySlice + UShapedPlacer -- reports the medians (and
-ranges) of ``run`` and ``dry_run`` measured interleaved, their ratio, and the peak traced allocation
+ranges) of ``run``, ``dry_run`` and ``dry_run`` followed by reading every report entry ("read":
+a report's events and entries are built when first read, so this is what a caller that looks at all
+of it pays), measured interleaved, their ratios to ``run``, and the peak traced allocation
 (tracemalloc) of one ``run`` and one ``dry_run``, with the garbage collector in its normal state.
 Growth ratios (100k/10k, 1M/100k) follow. ``--no-numpy`` runs without the optional numpy paths.
 Only public API is used, so ``PYTHONPATH=<older checkout>/src`` measures an older version.
@@ -69,10 +71,21 @@ def _peak_bytes(run: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+def _read_all(report: Any) -> int:
+    """Touch every event and every entry's fields, keeping nothing."""
+    touched = len(report.events)
+    for entry in report.included:
+        touched += entry.item.tokens + (entry.score is not None) + (entry.reason is not None)
+    for entry in report.excluded:
+        touched += entry.item.tokens + (entry.score is not None) + (entry.reason is not None)
+    return touched
+
+
 def measure(pipeline: Any, items: list[Any], budget: Any, repeat: int, peaks: bool) -> dict[str, Any]:
     variants = {
         "run": lambda: pipeline.run(items, budget),
         "dry_run": lambda: pipeline.dry_run(items, budget),
+        "dry_run_read": lambda: _read_all(pipeline.dry_run(items, budget)),
     }
     for run in variants.values():
         run()  # warm-up
@@ -89,6 +102,7 @@ def measure(pipeline: Any, items: list[Any], budget: Any, repeat: int, peaks: bo
         row[f"{name}_cpu_median_ms"] = round(statistics.median(pair[1] for pair in pairs), 3)
     row["dry_run_to_run"] = round(row["dry_run_median_ms"] / row["run_median_ms"], 2)
     row["dry_run_to_run_cpu"] = round(row["dry_run_cpu_median_ms"] / row["run_cpu_median_ms"], 2)
+    row["dry_run_read_to_run"] = round(row["dry_run_read_median_ms"] / row["run_median_ms"], 2)
     if peaks:
         row["run_peak_bytes"] = _peak_bytes(variants["run"])
         row["dry_run_peak_bytes"] = _peak_bytes(variants["dry_run"])
@@ -136,7 +150,7 @@ def main() -> int:
     if args.json:
         print(json.dumps({"numpy": not args.no_numpy, "results": results, "growth": growth}, indent=2))
         return 0
-    print(f"numpy paths: {'off' if args.no_numpy else 'on'}; medians of interleaved run/dry_run rounds")
+    print(f"numpy paths: {'off' if args.no_numpy else 'on'}; medians of interleaved run/dry_run/read rounds")
     for name, rows in results.items():
         print(name)
         for size, row in rows.items():
@@ -149,7 +163,8 @@ def main() -> int:
             print(
                 f"  N={int(size):>9,}  run {row['run_median_ms']:10.2f} ms  dry_run "
                 f"{row['dry_run_median_ms']:10.2f} ms  ({row['dry_run_to_run']:.2f}x, "
-                f"CPU {row['dry_run_to_run_cpu']:.2f}x){peak}"
+                f"CPU {row['dry_run_to_run_cpu']:.2f}x)  + read {row['dry_run_read_median_ms']:10.2f} ms "
+                f"({row['dry_run_read_to_run']:.2f}x){peak}"
             )
         for label, ratio in growth.get(name, {}).items():
             print(f"  growth {label}: {ratio}")

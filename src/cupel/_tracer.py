@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import compress, filterfalse
 from operator import attrgetter, not_, or_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel import _numeric
 from cupel._prepared import Prepared
+from cupel.diagnostics._deferred import ExclusionBatch, InclusionBatch, included_message
 from cupel.diagnostics.attribution import SliceAttribution
-from cupel.diagnostics.events import item_event, item_events
+from cupel.diagnostics.events import item_event
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, deduplicated_batch
 from cupel.diagnostics.trace import (
     DiagnosticTraceCollector,
@@ -24,15 +26,14 @@ from cupel.diagnostics.trace import (
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers.greedy import GreedySlice
 
+if TYPE_CHECKING:
+    from cupel.diagnostics.report import SelectionReport
+
 __all__ = ["Tracer"]
 
-# The inclusion events' message prefix per reason (Enum.value is a slow descriptor per item).
-_INCLUDED_PREFIX = {reason: f"{reason.value}: score=" for reason in InclusionReason}
 _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED = InclusionReason.SCORED
-_SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
-_MESSAGE_BLOCK = 2048
 _PINNED_OF = attrgetter("pinned")
 _TOKENS_OF = attrgetter("tokens")
 _CONTENT_OF = attrgetter("content")
@@ -53,6 +54,7 @@ class Tracer:
         "on_excluded",
         "on_included",
         "plain",
+        "positive_tokens",
         "record_item",
         "run_end",
         "stage_started_ns",
@@ -68,6 +70,8 @@ class Tracer:
         self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
         self.stage_started_ns = 0
         self.stage_wall_ns = 0
+        # Whether every candidate is known to have a positive token count (set by a traced slice).
+        self.positive_tokens = False
         # Bound once: the per-item calls of a large run. The report-building collector without a
         # callback keeps every item event as it comes, so its event list is appended to directly.
         self.record_item: Callable[[TraceEvent], None] | None = None
@@ -77,7 +81,7 @@ class Tracer:
         if self.item_events:
             self.record_item = collector.record_item_event
             if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
-                self.record_item = collector.events.append
+                self.record_item = collector.events.append  # the list itself: batches expand in place
         observer: Any = self.observer
         self.on_excluded: Callable[[PipelineStage, ContextItem, float, ExclusionReason], None] | None = (
             None if observer is None else observer.on_excluded
@@ -85,6 +89,17 @@ class Tracer:
         self.on_included: Callable[[ContextItem, float, InclusionReason], None] | None = (
             None if observer is None else observer.on_included
         )
+
+    @classmethod
+    def reporting(cls) -> Tracer:
+        """A tracer with a report-building collector of its own (``dry_run``): see :meth:`report`."""
+        return cls(DiagnosticTraceCollector(TraceDetailLevel.ITEM))
+
+    def report(self) -> SelectionReport:
+        """The report of a :meth:`reporting` tracer's run; it takes over the collector's buffers."""
+        collector: Any = self.collector
+        report: SelectionReport = collector._report(copy=False)
+        return report
 
     def start(self) -> None:
         self.stage_wall_ns = time.time_ns()
@@ -109,7 +124,7 @@ class Tracer:
 
     def included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
         if self.record_item is not None:
-            self.record_item(item_event(PipelineStage.PLACE, f"{_INCLUDED_PREFIX[reason]}{score:.6g}"))
+            self.record_item(item_event(PipelineStage.PLACE, included_message(reason, score)))
         if self.on_included is not None:
             self.on_included(item, score, reason)
 
@@ -118,7 +133,8 @@ class Tracer:
         score_by_id = dict(zip(map(id, items), scores, strict=True))
         placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
         del score_by_id  # freed before the records are built: a lower peak
-        self._included(placed, placed_scores, _special_positions(placed))
+        kept = placed.copy()  # the caller gets ``placed``
+        self._included(InclusionBatch(kept, placed_scores, None, partial(_special_positions, kept)))
 
     def included_at(
         self,
@@ -131,84 +147,66 @@ class Tracer:
         """:meth:`included_all` where the placer gave the positions in ``items`` it placed (``placed``
         is ``items`` taken at ``positions``) and the first ``pinned_count`` of ``items`` are the pinned
         ones. Each placed item's score is taken by position, without a lookup by identity.
-        ``positions`` is the run's own list, cleared once read (its records then take its place).
+        ``items``, ``scores`` and ``positions`` are the run's own lists, not changed afterwards.
         """
-        if all(map(_TOKENS_OF, items)):
-            # No zero-token item: the special positions are the pinned ones, found from the positions.
-            special = list(compress(range(len(positions)), map(pinned_count.__gt__, positions)))
-        else:
-            special = _special_positions(placed)
-        placed_scores = list(map(scores.__getitem__, positions))
-        positions.clear()  # freed before the records are built: a lower peak
-        self._included(placed, placed_scores, special)
+        kept = placed.copy()  # the caller gets ``placed``
+        positive = self.positive_tokens
 
-    def _included(self, placed: list[ContextItem], placed_scores: list[float], special: list[int]) -> None:
-        count = len(placed)
-        reasons = [_SCORED] * count
-        for position in special:
-            reasons[position] = _PINNED if placed[position].pinned else _ZERO_TOKEN
+        def special() -> list[int]:
+            if all(map(_TOKENS_OF, items[:pinned_count] if positive else items)):
+                # No zero-token item: the special positions are the pinned ones, found from the positions.
+                return list(compress(range(len(positions)), map(pinned_count.__gt__, positions)))
+            return _special_positions(kept)
+
+        self._included(InclusionBatch(kept, scores, positions, special))
+
+    def _included(self, batch: InclusionBatch) -> None:
         if not self.plain:
-            for item, score, reason in zip(placed, placed_scores, reasons, strict=True):
+            for item, score, reason in zip(*batch.columns(), strict=True):
                 self.included(item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            messages = scored_messages(placed_scores)
-            for position in special:
-                messages[position] = f"{_INCLUDED_PREFIX[reasons[position]]}{placed_scores[position]:.6g}"
-            collector.events.extend(item_events(PipelineStage.PLACE, messages))
-        collector._included.extend(collector._entries[2](count, placed, placed_scores, reasons))
+            collector.record_item_batch(batch)
+        collector.record_included_batch(batch)
 
-    def excluded_all(
-        self,
-        stage: PipelineStage,
-        items: Iterable[ContextItem],
-        scores: list[float],
-        distinct: list[ExclusionReason],
-        slots: list[int],
-    ) -> None:
-        """Report a batch of exclusions at ``stage``, in the given order: item ``n`` (of as many as
-        ``scores`` holds; ``items`` may be an iterator) was left out for ``distinct[slots[n]]``.
+    def excluded_batch(self, batch: ExclusionBatch) -> None:
+        """Report a batch of exclusions, in its order (see :class:`ExclusionBatch`).
 
-        A reason shared by several exclusions is one object, described once, and their item events
-        are one shared (immutable) event.
+        The plain report-building collector keeps the batch and explains it when the report is read;
+        any other collector hears of each exclusion now.
         """
         if not self.plain:
-            for item, score, slot in zip(items, scores, slots, strict=True):
-                self.excluded(stage, item, score, distinct[slot])
+            for item, score, reason in zip(*batch.columns(), strict=True):
+                self.excluded(batch.stage, item, score, reason)
             return
         collector: Any = self.collector
         if self.item_events:
-            events = item_events(stage, [reason.describe() for reason in distinct])
-            collector.events.extend(map(events.__getitem__, slots))
-        reasons = map(distinct.__getitem__, slots)
-        collector._excluded.extend(collector._entries[3](len(scores), items, scores, reasons))
-        collector._excluded_scores.extend(scores)
+            collector.record_item_batch(batch)
+        collector.record_excluded_batch(batch)
 
     def deduplicated(
         self, scoreable: list[ContextItem], scores: list[float], dropped: list[int], kept_by: list[int]
     ) -> None:
         """Stage 3: report each dropped index with the index whose content won, in the given order."""
-        # One reason per winner, in order of first occurrence, found by C-level passes.
-        winners = dict.fromkeys(kept_by)
-        slots = list(map(dict(zip(winners, range(len(winners)), strict=True)).__getitem__, kept_by))
-        distinct: list[ExclusionReason] = []
-        distinct.extend(
-            deduplicated_batch(len(winners), map(_CONTENT_OF, map(scoreable.__getitem__, winners)))
-        )
-        self.excluded_all(
-            PipelineStage.DEDUPLICATE,
-            map(scoreable.__getitem__, dropped),
-            list(map(scores.__getitem__, dropped)),
-            distinct,
-            slots,
-        )
+
+        def explain(_scores: list[float]) -> tuple[list[ExclusionReason], list[int]]:
+            # One reason per winner, in order of first occurrence, found by C-level passes.
+            winners = dict.fromkeys(kept_by)
+            slots = list(map(dict(zip(winners, range(len(winners)), strict=True)).__getitem__, kept_by))
+            distinct: list[ExclusionReason] = []
+            distinct.extend(
+                deduplicated_batch(len(winners), map(_CONTENT_OF, map(scoreable.__getitem__, winners)))
+            )
+            return distinct, slots
+
+        self.excluded_batch(ExclusionBatch(PipelineStage.DEDUPLICATE, scoreable, scores, dropped, explain))
 
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
-    ) -> tuple[list[ContextItem], list[float]]:
-        """Stage 5, traced, through the slicer's ``slice_indices_detailed``: the selected items and
-        their scores.
+    ) -> tuple[list[ContextItem], list[float], int | None]:
+        """Stage 5, traced, through the slicer's ``slice_indices_detailed``: the selected items, their
+        scores and (when the run's arrays give it) their total tokens.
 
         The same items, scores, reasons and event order as the pipeline's identity-based tracing of
         ``slice_detailed`` (for distinct instances), without a ScoredItem per candidate. Each index the
@@ -219,6 +217,7 @@ class Tracer:
         scoreable = prepared.scoreable
         scores = prepared.scores
         tokens = prepared.tokens
+        pinned = prepared.pinned
         fast = None
         if type(slicer) is GreedySlice and effective.target_tokens > 0:
             fast = _greedy_left_out(order, tokens, scores, effective.target_tokens)
@@ -226,34 +225,39 @@ class Tracer:
             chosen, skipped = slicer.slice_indices_detailed(order, tokens, scores, effective)
         else:
             chosen, skipped = fast[0], []
+            self.positive_tokens = fast[4]
         sliced = list(map(scoreable.__getitem__, chosen))
-        # The scores' own objects (the report keeps them): no new float per entry.
-        sliced_scores = list(map(scores.__getitem__, chosen))
+        # From numpy arrays when the run made them, as the untraced run takes them.
+        sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
+        selected_tokens = _numeric.take_sum(tokens, chosen)
         if len(sliced) < len(order):
-            attribution = SliceAttribution.build(
-                effective.target_tokens,
-                unpinned_target,
-                prepared.pinned,
-                sliced,
-                sliced_scores,
-                type(slicer).__name__,
-                _numeric.take_sum(tokens, chosen),
-            )
-            left_out: list[int]
-            available: list[int | None]
-            if fast is None:
-                left_out = list(filterfalse(set(chosen).__contains__, order))
-                # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
-                available = list(map(dict(skipped).get, left_out))
-                left_tokens = list(map(tokens.__getitem__, left_out))
-            else:
-                _, left_out, available, left_tokens = fast
-            left_scores = list(map(scores.__getitem__, left_out))
-            distinct, slots = attribution.shared_budget_reasons(left_tokens, left_scores, available)
-            left_items = map(scoreable.__getitem__, left_out)
-            self.excluded_all(PipelineStage.SLICE, left_items, left_scores, distinct, slots)
+            # A list, or the array of the left-out indices (a list once read).
+            left_out: Any = list(filterfalse(set(chosen).__contains__, order)) if fast is None else fast[1]
+            slicer_name = type(slicer).__name__
+
+            def explain(left_scores: list[float]) -> tuple[list[ExclusionReason], list[int]]:
+                attribution = SliceAttribution.build(
+                    effective.target_tokens,
+                    unpinned_target,
+                    pinned,
+                    sliced,
+                    sliced_scores,
+                    slicer_name,
+                    selected_tokens,
+                )
+                available: list[int | None]
+                if fast is None:
+                    # A slicer's BudgetExceeded comes with the tokens remaining when it passed the
+                    # index over.
+                    available = list(map(dict(skipped).get, left_out))
+                    left_tokens = list(map(tokens.__getitem__, left_out))
+                else:
+                    available, left_tokens = fast[2].tolist(), fast[3].tolist()
+                return attribution.shared_budget_reasons(left_tokens, left_scores, available)
+
+            self.excluded_batch(ExclusionBatch(PipelineStage.SLICE, scoreable, scores, left_out, explain))
         self.finish(PipelineStage.SLICE, len(order), len(sliced))
-        return sliced, sliced_scores
+        return sliced, sliced_scores, selected_tokens
 
     def slice_excluded(
         self,
@@ -274,18 +278,6 @@ class Tracer:
             self.excluded(PipelineStage.SLICE, item, entry.score, reason)
 
 
-def scored_messages(scores: list[float]) -> list[str]:
-    """The SCORED inclusion message for each score: the f-string's ``{score:.6g}`` text, formatted
-    printf-style one block of scores per operation (no message contains a line break; blocks keep
-    the text being built in cache)."""
-    messages: list[str] = []
-    for start in range(0, len(scores), _MESSAGE_BLOCK):
-        block = scores[start : start + _MESSAGE_BLOCK]
-        messages.extend((_SCORED_LINE * len(block) % tuple(block)).split("\n"))
-        messages.pop()  # the text after the block's last line break
-    return messages
-
-
 def _special_positions(placed: list[ContextItem]) -> list[int]:
     """Positions of the pinned and zero-token items (few), found by C-level passes."""
     return list(
@@ -295,14 +287,15 @@ def _special_positions(placed: list[ContextItem]) -> list[int]:
 
 def _greedy_left_out(
     order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
-) -> tuple[list[int], list[int], list[int | None], list[int]] | None:
+) -> tuple[list[int], Any, Any, Any, bool] | None:
     """GreedySlice's selection for a positive ``target`` and what it left out, from numpy arrays; None
     where numpy is not used (small or inexact inputs).
 
-    Returns the selected indices (as ``slice_indices_detailed``), the left-out indices in ``order``'s
-    order, the tokens remaining when each was passed over, and their token counts: in the greedy walk,
-    what remains at a candidate is the target less the tokens of the selected candidates before it in
-    density order, one cumulative sum.
+    Returns the selected indices (as ``slice_indices_detailed``); as int64 arrays, the left-out
+    indices in ``order``'s order, the tokens remaining when each was passed over, and their token
+    counts; and whether every candidate has a positive token count. In the greedy walk, what remains
+    at a candidate is the target less the tokens of the selected candidates before it in density
+    order, one cumulative sum.
     """
     filled = _numeric.greedy_fill_by_density(order, tokens, scores, target)
     if filled is None:
@@ -321,4 +314,5 @@ def _greedy_left_out(
     indices = _numeric._ints(np, order)
     left = indices[~taken[indices]]
     counts_by_index = _numeric._ints(np, tokens)
-    return chosen, left.tolist(), available[left].tolist(), counts_by_index[left].tolist()
+    positive = bool(len(counts_by_index) == 0 or counts_by_index.min() > 0)
+    return chosen, left, available[left], counts_by_index[left], positive

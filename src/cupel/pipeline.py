@@ -131,12 +131,11 @@ class Pipeline:
     def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         from cupel._tracer import Tracer
-        from cupel.diagnostics.trace import DiagnosticTraceCollector, TraceDetailLevel
 
-        collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
+        tracer = Tracer.reporting()  # with a report-building collector of its own
         with collector_paused():
-            self._execute(items, budget, Tracer(collector))
-            return collector.build_report()
+            self._execute(items, budget, tracer)
+            return tracer.report()
 
     async def arun(
         self,
@@ -293,8 +292,9 @@ class Pipeline:
             sliced_tokens = _numeric.take_sum(tokens, chosen)
         elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
             # On index lists too: deduplicated candidates are distinct instances (see _slice).
-            unpinned_target = compute_effective_budget(budget, 0).target_tokens
-            sliced, sliced_scores = tracer.slice_by_index(self.slicer, prepared, effective, unpinned_target)
+            sliced, sliced_scores, sliced_tokens = tracer.slice_by_index(
+                self.slicer, prepared, effective, compute_effective_budget(budget, 0).target_tokens
+            )
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 

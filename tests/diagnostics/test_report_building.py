@@ -27,8 +27,8 @@ from cupel import (
 )
 from cupel._gc_pause import collector_paused
 from cupel._score_order import nan_last, sort_by_score
-from cupel._tracer import scored_messages
 from cupel._trusted import trusted_batch
+from cupel.diagnostics._deferred import scored_messages
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import PipelineStage, item_event, item_events
 from cupel.diagnostics.reasons import (

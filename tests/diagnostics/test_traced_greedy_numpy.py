@@ -47,7 +47,9 @@ def test_left_out_and_remaining_equal_the_greedy_walk(
     rng.shuffle(order)
     fast = _greedy_left_out(order, tokens, scores, target)
     assert fast is not None  # the array path really ran
-    assert (list(fast[0]), fast[1], fast[2], fast[3]) == _walked(order, tokens, scores, target)
+    left = (fast[1].tolist(), fast[2].tolist(), fast[3].tolist())
+    assert (list(fast[0]), *left) == _walked(order, tokens, scores, target)
+    assert fast[4] == all(count > 0 for count in tokens)
 
 
 @settings(max_examples=120, deadline=None)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from cupel import _numeric
+from cupel._score_order import descending_indices
+from cupel._trusted import trusted_batch
 from cupel._wire_format import (
     WireFormat,
     fail,
@@ -17,6 +21,7 @@ from cupel._wire_format import (
     require_count,
     require_mapping,
 )
+from cupel.diagnostics._deferred import Deferred, ExclusionBatch, InclusionBatch, defer, expanded, spliced
 from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, event_from_dict, event_to_dict
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
@@ -43,10 +48,11 @@ class ExcludedItem:
 
 
 @dataclass(frozen=True, slots=True)
-class SelectionReport(WireFormat):
+class SelectionReport(WireFormat, Deferred):
     """Everything one run decided: included in placed order, excluded by score descending.
 
-    Every candidate appears exactly once across ``included`` and ``excluded``.
+    Every candidate appears exactly once across ``included`` and ``excluded``. A report-building
+    run's report builds ``events``, ``included`` and ``excluded`` when each is first read.
     """
 
     _wire: ClassVar[str] = "report"
@@ -66,6 +72,65 @@ class SelectionReport(WireFormat):
     def included_tokens(self) -> int:
         """Total tokens of the included items."""
         return sum(entry.item.tokens for entry in self.included)
+
+
+_included_batch = trusted_batch(IncludedItem)
+_excluded_batch = trusted_batch(ExcludedItem)
+_FIELD_SETTERS = {name: SelectionReport.__dict__[name].__set__ for name in SelectionReport.__match_args__}
+
+
+def deferred_report(
+    events: tuple[list[Any], list[int]],
+    included: tuple[list[ContextItem], list[float], list[InclusionReason], list[tuple[int, InclusionBatch]]],
+    excluded: tuple[list[ContextItem], list[float], list[ExclusionReason], list[tuple[int, ExclusionBatch]]],
+    total_candidates: int,
+    total_tokens_considered: int,
+    count_requirement_shortfalls: tuple[CountRequirementShortfall, ...],
+) -> SelectionReport:
+    """A report whose entries and events are built from a run's column buffers when first read.
+
+    ``events`` is a list of events and event batches (see :mod:`cupel.diagnostics._deferred`) with
+    the batches' positions; ``included`` the placed items, scores and reasons in placed order, and
+    batches of inclusions with their offsets among them; ``excluded`` the same for the left-out
+    items, in the order they were excluded (the report sorts them by score, stably). The lists are
+    the report's from then on.
+    """
+    report: SelectionReport = object.__new__(SelectionReport)
+    _FIELD_SETTERS["total_candidates"](report, total_candidates)
+    _FIELD_SETTERS["total_tokens_considered"](report, total_tokens_considered)
+    _FIELD_SETTERS["count_requirement_shortfalls"](report, count_requirement_shortfalls)
+    pending: dict[str, Callable[[], Any]] = {
+        "events": lambda: tuple(expanded(*events)),
+        "included": lambda: _included_entries(*spliced(included[:3], included[3])),
+        "excluded": lambda: _sorted_excluded(*spliced(excluded[:3], excluded[3])),
+    }
+    defer(report, pending)
+    return report
+
+
+def _included_entries(
+    items: list[ContextItem], scores: list[float], reasons: list[InclusionReason]
+) -> tuple[IncludedItem, ...]:
+    return tuple(_included_batch(len(items), items, scores, reasons))
+
+
+def _sorted_excluded(
+    items: list[ContextItem], scores: list[float], reasons: list[ExclusionReason]
+) -> tuple[ExcludedItem, ...]:
+    # Stable sort: equal scores keep the order in which items were excluded (numpy's for large lists
+    # without NaN, the same order).
+    positions = range(len(scores))
+    order = _numeric.order_by_score(scores, positions)
+    if order is None:
+        order = descending_indices(positions, scores)
+    return tuple(
+        _excluded_batch(
+            len(order),
+            map(items.__getitem__, order),
+            map(scores.__getitem__, order),
+            map(reasons.__getitem__, order),
+        )
+    )
 
 
 def _entry_to_dict(item: ContextItem, score: float, reason: dict[str, Any]) -> dict[str, Any]:

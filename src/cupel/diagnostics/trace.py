@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from enum import IntEnum
 from operator import attrgetter
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cupel._score_order import descending_indices
-from cupel._trusted import trusted_batch, trusted_constructor
+from cupel.diagnostics._deferred import ExclusionBatch, InclusionBatch, expanded
 from cupel.diagnostics.events import CountRequirementShortfall, OverflowEvent, PipelineStage, TraceEvent
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.errors import CupelTypeError
@@ -17,7 +15,7 @@ from cupel.model import ContextBudget, ContextItem
 
 if TYPE_CHECKING:
     # Loaded when a report is built (and logging when a callback fails): not at ``import cupel``.
-    from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+    from cupel.diagnostics.report import SelectionReport
 
 
 __all__ = [
@@ -124,25 +122,6 @@ class NullTraceCollector:
 _TOKENS = attrgetter("tokens")
 
 
-@functools.cache
-def _entry_constructors() -> tuple[
-    Callable[..., IncludedItem],
-    Callable[..., ExcludedItem],
-    Callable[..., list[IncludedItem]],
-    Callable[..., list[ExcludedItem]],
-]:
-    """Report entries from a run's (item, score, reason) records: values the pipeline produced.
-    Made on first use, as the report module is imported on first use."""
-    from cupel.diagnostics.report import ExcludedItem, IncludedItem
-
-    return (
-        trusted_constructor(IncludedItem),
-        trusted_constructor(ExcludedItem),
-        trusted_batch(IncludedItem),
-        trusted_batch(ExcludedItem),
-    )
-
-
 class DiagnosticTraceCollector:
     """Buffers events in order and builds a :class:`~cupel.diagnostics.report.SelectionReport`.
 
@@ -161,32 +140,65 @@ class DiagnosticTraceCollector:
             )
         self.detail_level = detail_level
         self.on_event = on_event
-        self.events: list[TraceEvent] = []
+        # Events, and batches of item events built when first read (``_batches``: their positions).
+        self._events: list[Any] = []
+        self._batches: list[int] = []
         self.overflow: OverflowEvent | None = None
         # What the report says about the candidates: their count and total tokens, kept instead of
         # a copy of the candidate list.
         self._total_candidates = 0
         self._total_tokens = 0
-        # Report entries are built as decisions arrive (no intermediate records per item).
-        self._included: list[IncludedItem] = []
-        self._excluded: list[ExcludedItem] = []
-        self._excluded_scores: list[float] = []  # their scores, the report's sort keys
-        self._entries = _entry_constructors()
+        # Decisions kept as columns; the report builds its entries from them when they are read.
+        self._included_items: list[ContextItem] = []
+        self._included_scores: list[float] = []
+        self._included_reasons: list[InclusionReason] = []
+        self._included_batches: list[tuple[int, InclusionBatch]] = []
+        self._excluded_items: list[ContextItem] = []
+        self._excluded_scores: list[float] = []
+        self._excluded_reasons: list[ExclusionReason] = []
+        # Batches of exclusions explained when read, each with its offset in the columns above.
+        self._excluded_batches: list[tuple[int, ExclusionBatch]] = []
         self._shortfalls: list[CountRequirementShortfall] = []
         self._callback_failed = False
+
+    @property
+    def events(self) -> list[TraceEvent]:
+        """Every recorded event, in order."""
+        if self._batches:
+            self._events[:] = expanded(self._events, self._batches)
+            self._batches.clear()
+        return self._events
+
+    @events.setter
+    def events(self, events: list[TraceEvent]) -> None:
+        self._events = events
+        self._batches = []
+
+    def record_item_batch(self, batch: ExclusionBatch | InclusionBatch) -> None:
+        """Record the item events of a batch of decisions, built when read."""
+        self._batches.append(len(self._events))
+        self._events.append(batch)
+
+    def record_included_batch(self, batch: InclusionBatch) -> None:
+        """Record a batch of inclusions, explained when read (the report's entries)."""
+        self._included_batches.append((len(self._included_items), batch))
+
+    def record_excluded_batch(self, batch: ExclusionBatch) -> None:
+        """Record a batch of exclusions, explained when read (the report's entries)."""
+        self._excluded_batches.append((len(self._excluded_items), batch))
 
     @property
     def is_enabled(self) -> bool:
         return True
 
     def record_stage_event(self, event: TraceEvent) -> None:
-        self.events.append(event)
+        self._events.append(event)
         if self.on_event is not None:
             self._notify(event)
 
     def record_item_event(self, event: TraceEvent) -> None:
         if self.detail_level >= TraceDetailLevel.ITEM:
-            self.events.append(event)
+            self._events.append(event)
             if self.on_event is not None:
                 self._notify(event)
 
@@ -218,11 +230,14 @@ class DiagnosticTraceCollector:
     def on_excluded(
         self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
     ) -> None:
-        self._excluded.append(self._entries[1](item, score, reason))
+        self._excluded_items.append(item)
         self._excluded_scores.append(score)
+        self._excluded_reasons.append(reason)
 
     def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
-        self._included.append(self._entries[0](item, score, reason))
+        self._included_items.append(item)
+        self._included_scores.append(score)
+        self._included_reasons.append(reason)
 
     def on_shortfalls(self, shortfalls: Sequence[CountRequirementShortfall]) -> None:
         self._shortfalls.extend(shortfalls)
@@ -234,19 +249,37 @@ class DiagnosticTraceCollector:
         return None
 
     def build_report(self) -> SelectionReport:
-        """The report of the run this collector observed."""
-        from cupel.diagnostics.report import SelectionReport
+        """The report of the run this collector observed (its entries are built when first read)."""
+        return self._report(copy=True)
 
-        # Stable sort: equal scores keep the order in which items were excluded.
-        order = descending_indices(range(len(self._excluded_scores)), self._excluded_scores)
-        return SelectionReport(
-            events=tuple(self.events),
-            included=tuple(self._included),
-            excluded=tuple(map(self._excluded.__getitem__, order)),
-            total_candidates=self._total_candidates,
-            total_tokens_considered=self._total_tokens,
-            count_requirement_shortfalls=tuple(self._shortfalls),
+    def _report(self, *, copy: bool) -> SelectionReport:
+        """The report; without ``copy`` it takes this collector's buffers (a collector of its own)."""
+        from cupel.diagnostics.report import deferred_report
+
+        buffers: list[list[Any]] = [
+            self._events,
+            self._batches,
+            self._included_items,
+            self._included_scores,
+            self._included_reasons,
+            self._included_batches,
+            self._excluded_items,
+            self._excluded_scores,
+            self._excluded_reasons,
+            self._excluded_batches,
+        ]
+        if copy:
+            buffers = [buffer.copy() for buffer in buffers]
+        events, batches, *columns = buffers
+        return deferred_report(
+            (events, batches),
+            (columns[0], columns[1], columns[2], columns[3]),
+            (columns[4], columns[5], columns[6], columns[7]),
+            self._total_candidates,
+            self._total_tokens,
+            tuple(self._shortfalls),
         )
 
     def __repr__(self) -> str:
-        return f"DiagnosticTraceCollector(detail_level={self.detail_level!r}, events={len(self.events)})"
+        count = len(self._events) + sum(len(self._events[at]) - 1 for at in self._batches)
+        return f"DiagnosticTraceCollector(detail_level={self.detail_level!r}, events={count})"

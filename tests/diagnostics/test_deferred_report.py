@@ -1,0 +1,209 @@
+"""Report entries and events kept as columns and built on first read: equal to eagerly built records."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import pickle
+import threading
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
+
+from cupel import (
+    ContextBudget,
+    ContextItem,
+    DiagnosticTraceCollector,
+    PipelineStage,
+    SelectionReport,
+    TraceDetailLevel,
+    TraceEvent,
+)
+from cupel._score_order import nan_last
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem
+
+
+class _RecordingCollector(DiagnosticTraceCollector):
+    """Not the plain collector type (the pipeline reports to it one decision at a time); it also
+    keeps every decision, from which the report is built eagerly, with the validating constructors."""
+
+    def __init__(self) -> None:
+        super().__init__(TraceDetailLevel.ITEM)
+        self.decisions_in: list[tuple[ContextItem, float, InclusionReason]] = []
+        self.decisions_out: list[tuple[ContextItem, float, ExclusionReason]] = []
+
+    def on_excluded(
+        self, stage: PipelineStage, item: ContextItem, score: float, reason: ExclusionReason
+    ) -> None:
+        super().on_excluded(stage, item, score, reason)
+        self.decisions_out.append((item, score, reason))
+
+    def on_included(self, item: ContextItem, score: float, reason: InclusionReason) -> None:
+        super().on_included(item, score, reason)
+        self.decisions_in.append((item, score, reason))
+
+    def eager_report(self) -> SelectionReport:
+        excluded = sorted(self.decisions_out, key=lambda entry: nan_last(entry[1]), reverse=True)
+        return SelectionReport(
+            events=tuple(self.events),
+            included=tuple(IncludedItem(*entry) for entry in self.decisions_in),
+            excluded=tuple(ExcludedItem(*entry) for entry in excluded),
+            total_candidates=self._total_candidates,
+            total_tokens_considered=self._total_tokens,
+            count_requirement_shortfalls=tuple(self._shortfalls),
+        )
+
+
+def _without_timings(report: SelectionReport) -> SelectionReport:
+    return replace(report, events=tuple(replace(event, duration_ms=0.0) for event in report.events))
+
+
+_FIELDS = ("events", "included", "excluded")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    item_lists(allow_negative=True),
+    budgets(),
+    st.sampled_from(SAMPLE_PIPELINES),
+    st.permutations(_FIELDS),
+)
+def test_deferred_reports_equal_eagerly_built_ones(
+    items: list[ContextItem], budget: ContextBudget, sample: Any, read_order: list[str]
+) -> None:
+    reference = _RecordingCollector()
+    try:
+        sample.run_traced(items, budget, reference)
+    except Exception:
+        return
+    eager = _without_timings(reference.eager_report())
+    for report in (sample.dry_run(items, budget), reference.build_report()):
+        # Fields read in any order, before the report is serialised or compared as a whole.
+        for name in read_order:
+            getattr(report, name)
+        assert _without_timings(report) == eager
+        assert [entry.item for entry in report.excluded] == [entry.item for entry in eager.excluded]
+    # Serialised without reading anything first: the same JSON as the eager report.
+    fresh = _without_timings(sample.dry_run(items, budget))
+    assert fresh.to_json() == eager.to_json()
+    assert hash(fresh) == hash(eager)
+
+
+def _report(count: int = 400) -> SelectionReport:
+    items = [
+        ContextItem(f"item {index % 350}", 10 + index % 40, priority=index % 7) for index in range(count)
+    ]
+    return SAMPLE_PIPELINES[0].dry_run(items, ContextBudget(3000, 2000))
+
+
+def test_a_deferred_field_is_built_once_and_then_stays() -> None:
+    report = _report()
+    first = report.excluded
+    assert report.excluded is first and report.included is report.included
+    assert all(type(entry) is ExcludedItem for entry in first)
+    assert type(report.events) is tuple and all(type(event) is TraceEvent for event in report.events)
+
+
+def test_unknown_attributes_still_raise_attribute_error() -> None:
+    report = _report(20)
+    with pytest.raises(AttributeError, match="'SelectionReport' object has no attribute 'exclude'"):
+        report.exclude  # type: ignore[attr-defined]  # noqa: B018
+    assert not hasattr(report, "_deferred_fields")
+    assert getattr(report, "no_such_field", None) is None
+
+
+@pytest.mark.parametrize(
+    "clone", [pickle.loads, copy.copy, copy.deepcopy], ids=["pickle", "copy", "deepcopy"]
+)
+def test_copies_and_pickles_carry_every_field(clone: Any) -> None:
+    report = _report()
+    arg = pickle.dumps(report) if clone is pickle.loads else report
+    cloned = clone(arg)
+    assert cloned.to_json() == report.to_json()
+    if clone is copy.copy:  # the same items (items compare by identity)
+        assert cloned == report
+        assert cloned == SelectionReport(**{name: getattr(report, name) for name in report.__match_args__})
+
+
+def test_threads_reading_one_field_get_the_same_object() -> None:
+    report = _report(3000)
+    seen: list[object] = []
+    barrier = threading.Barrier(4)
+
+    def read() -> None:
+        barrier.wait()
+        seen.append(report.excluded)
+
+    workers = [threading.Thread(target=read) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(seen) == 4 and all(value is seen[0] for value in seen)
+
+
+def test_a_traced_collector_and_its_report_share_their_events() -> None:
+    items = [ContextItem(f"item {index}", 30, priority=index % 5) for index in range(200)]
+    collector = DiagnosticTraceCollector(TraceDetailLevel.ITEM)
+    SAMPLE_PIPELINES[0].run_traced(items, ContextBudget(1000, 1000), collector)
+    report = collector.build_report()
+    assert "events=205" in repr(collector)  # 200 item events and one per stage, counted unbuilt
+    events = collector.events
+    assert len(events) == 205 and all(type(event) is TraceEvent for event in events)
+    assert all(mine is theirs for mine, theirs in zip(events, report.events, strict=True))
+    assert collector.events is events  # built in place, once
+
+
+def test_building_fields_runs_no_collection_and_leaves_no_cycles() -> None:
+    report = _report(5000)
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        for name in _FIELDS:
+            getattr(report, name)
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == [] and gc.isenabled()
+    del report
+    assert gc.collect() == 0
+
+
+def test_large_reports_sort_their_exclusions_as_the_stable_sort_does() -> None:
+    # Enough exclusions for the array sort, with many equal scores (ties keep the exclusion order).
+    items = [
+        ContextItem(f"item {index % 9000}", 5 + index % 17, priority=index % 4) for index in range(10_000)
+    ]
+    reference = _RecordingCollector()
+    SAMPLE_PIPELINES[0].run_traced(items, ContextBudget(20_000, 15_000), reference)
+    expected = reference.eager_report()
+    assert len(expected.excluded) > 4096
+    for report in (
+        SAMPLE_PIPELINES[0].dry_run(items, ContextBudget(20_000, 15_000)),
+        reference.build_report(),
+    ):
+        assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+        assert report.excluded == expected.excluded
+
+
+def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:
+    items = [ContextItem(f"item {index % 150}", 30, priority=index % 5) for index in range(200)]
+    collector = DiagnosticTraceCollector(TraceDetailLevel.STAGE)
+    SAMPLE_PIPELINES[0].run_traced(items, ContextBudget(1000, 1000), collector)
+    report = collector.build_report()
+    assert [event.message for event in report.events] == [None] * 5
+    assert len(report.included) + len(report.excluded) == 200
+    full = SAMPLE_PIPELINES[0].dry_run(items, ContextBudget(1000, 1000))
+    assert report.included == full.included and report.excluded == full.excluded
+    collector.events = [TraceEvent(PipelineStage.SLICE, 1.0, 2)]  # still assignable, as an attribute was
+    assert collector.events == [TraceEvent(PipelineStage.SLICE, 1.0, 2)]
