@@ -168,11 +168,13 @@ CORE = {
     "cupel.scorers._base",
 }
 FIRST_RUN = {
+    "cupel._run_columns",
     "cupel.placers",
     "cupel.placers.chronological",
     "cupel.placers.u_shaped",
     "cupel.scorers.recency",
     "cupel.slicers",
+    "cupel.slicers._greedy_fill",
     "cupel.slicers.greedy",
 }
 # Optional dependencies that no selection of the bundled example may load, all extras installed.

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 
+from cupel import _numeric
 from cupel.model import ContextItem, ContextKind, ascii_fold
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     T = TypeVar("T")
 
-__all__ = ["folded_kinds", "per_kind"]
+__all__ = ["folded_kinds", "per_kind", "per_kind_floats"]
 
 _KIND = attrgetter("kind")
 
@@ -41,14 +42,28 @@ def per_kind(items: Sequence[ContextItem], value: Callable[[str], T]) -> list[T]
     for those and each item's is found by the identity of its kind in one fused C-level pass. Kind
     objects built otherwise are grouped by identity in a second pass.
     """
+    result: list[T] = _per_kind(items, value, list)
+    return result
+
+
+def per_kind_floats(items: Sequence[ContextItem], value: Callable[[str], float]) -> Any:
+    """:func:`per_kind` of float values as a float64 array, collected without a list (numpy present)."""
+    np = _numeric.numpy_module()
+    count = len(items)
+    return _per_kind(items, value, lambda values: np.fromiter(values, dtype=np.float64, count=count))
+
+
+def _per_kind(
+    items: Sequence[ContextItem], value: Callable[[str], Any], collect: Callable[[Any], Any]
+) -> Any:
     interned = list(ContextKind._interned.values())  # one C-level copy; other threads may add kinds
     if len(interned) <= len(items):
         table = {id(kind): value(ascii_fold(kind)) for kind in interned}
         try:
-            return list(map(table.__getitem__, map(id, map(_KIND, items))))
+            return collect(map(table.__getitem__, map(id, map(_KIND, items))))
         except KeyError:
             pass
     kinds = list(map(_KIND, items))
     distinct = dict(zip(map(id, kinds), kinds, strict=True))
     table = {key: value(ascii_fold(kind)) for key, kind in distinct.items()}
-    return list(map(table.__getitem__, map(id, kinds)))
+    return collect(map(table.__getitem__, map(id, kinds)))

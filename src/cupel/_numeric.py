@@ -101,7 +101,7 @@ def _ints(np: Any, values: Sequence[int]) -> Any:
 
 def _floats(np: Any, values: Sequence[float]) -> Any:
     """``values`` as a float64 array (the carried one if any)."""
-    carried = _carried(values)
+    carried = values if isinstance(values, np.ndarray) else _carried(values)
     if carried is not None and carried.dtype == np.float64:
         return carried
     return np.fromiter(values, dtype=np.float64, count=len(values))
@@ -118,21 +118,37 @@ def _exact_keys(np: Any, keys: Sequence[int | None]) -> Any:
     return values
 
 
+def key_values(keys: Sequence[int | None]) -> Any:
+    """Integer keys as float64 with None as NaN when numpy is used for them; None when the list is
+    short, numpy is missing, or a key is not exact as a float64."""
+    np = _large(keys)
+    return None if np is None else _exact_keys(np, keys)
+
+
+def exact_values(keys: Sequence[int | None]) -> Any:
+    """:func:`key_values` for a list of any length (None when numpy is missing or a key is inexact)."""
+    np = numpy_module()
+    return None if np is None else _exact_keys(np, keys)
+
+
 def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     """numpy twin of :func:`cupel.scorers._base.rank_scores`; None when it cannot be used exactly."""
-    np = _large(keys)
-    if np is None:
-        return None
-    values = _exact_keys(np, keys)
-    if values is None:
-        return None
+    values = key_values(keys)
+    ranks = None if values is None else rank_array(values)
+    return None if ranks is None else column(ranks)
+
+
+def rank_array(values: Any) -> Any:
+    """:func:`rank_scores` of keys already converted by :func:`key_values`, as a float64 array;
+    None when fewer than two keys are present (the pure path's special case)."""
+    np = numpy_module()
     absent = np.isnan(values)
     count = len(values) - int(np.count_nonzero(absent))
     if count <= 1:
         return None
     counted = _counted_ranks(np, values, absent)
     if counted is not None:
-        return column(counted / (count - 1))
+        return counted / (count - 1)
     # The rank is the number of keyed items with a strictly smaller key (exact: integers below 2**53):
     # in ascending order (NaN last), the position where a run of equal keys starts.
     by_key = np.argsort(values)
@@ -144,7 +160,7 @@ def rank_scores(keys: Sequence[int | None]) -> list[float] | None:
     ranks[by_key] = np.maximum.accumulate(np.where(starts, positions, 0))
     scores = ranks / (count - 1)
     scores[absent] = 0.0
-    return column(scores)
+    return scores
 
 
 def _counted_ranks(np: Any, values: Any, absent: Any) -> Any:
@@ -186,12 +202,16 @@ def _descending(np: Any, values: Any) -> Any:
     """Positions of ``values`` (no NaN) by value descending, equal values in position order.
 
     The same order as a stable argsort of ``-values``, sorted as int64 keys (a quarter faster than
-    float64 at 1,000,000 values): the bits of a float64, with the magnitude bits of negative numbers
-    flipped, order like the floats; adding 0.0 first turns -0.0 into 0.0, which compares equal to it.
+    float64 at 1,000,000 values): see :func:`order_keys`.
     """
+    return np.argsort(~order_keys(np, values), kind="stable")
+
+
+def order_keys(np: Any, values: Any) -> Any:
+    """int64 keys that order like ``values`` (float64, no NaN): the bits of a float64, with the
+    magnitude bits of negative numbers flipped; adding 0.0 first turns -0.0 into 0.0, equal to it."""
     bits = (values + 0.0).view(np.int64)
-    keys = bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
-    return np.argsort(~keys, kind="stable")
+    return bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
 
 
 def weighted_sum(columns: Sequence[Sequence[float]], weights: Sequence[float]) -> list[float] | None:
@@ -214,6 +234,17 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
     """Candidates by value density descending (ties by position in ``order``) and their token
     counts, as arrays; None when numpy cannot reproduce the pure ordering exactly."""
     index = _ints(np, order)
+    found = densities(np, index, tokens, scores)
+    if found is None:
+        return None
+    counts, density, _ = found
+    positions = _descending(np, density)
+    return index[positions], counts[positions]
+
+
+def densities(np: Any, index: Any, tokens: Sequence[int], scores: Sequence[float]) -> Any:
+    """The token counts, value densities (zero tokens: the largest float) and scores of the
+    candidates at ``index``, as arrays; None when numpy cannot reproduce the pure ordering exactly."""
     counts = _ints(np, tokens)
     if counts is None:
         return None
@@ -223,10 +254,9 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
         return None
     zero = counts == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        densities = values / counts
-    densities[zero] = np.finfo(np.float64).max
-    positions = _descending(np, densities)
-    return index[positions], counts[positions]
+        density = values / counts
+    density[zero] = np.finfo(np.float64).max
+    return counts, density, values
 
 
 def greedy_order(
@@ -259,13 +289,7 @@ def greedy_fill_by_density(
     order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], target: int
 ) -> tuple[Any, Any, Any] | None:
     """:func:`greedy_fill` as arrays: the candidates in density order, their token counts, and the
-    positions taken in that order; None where numpy is not used.
-
-    Whatever fits before the first candidate that does not is one prefix of the density order. After
-    that, the tokens remaining only shrink, so a candidate larger than what remained at a miss can
-    never be taken: each round keeps only the candidates that still fit, takes their fitting prefix,
-    and stops at the next miss.
-    """
+    positions taken in that order; None where numpy is not used."""
     np = _large(order)
     if np is None:
         return None
@@ -273,8 +297,21 @@ def greedy_fill_by_density(
     if ordered is None:
         return None
     by_density, counts = ordered
+    taken = fill_positions(np, counts, target)
+    return None if taken is None else (by_density, counts, taken)
+
+
+def fill_positions(np: Any, counts: Any, target: int) -> Any:
+    """The positions GREEDY-SLICE takes from candidates in density order with token ``counts``;
+    None for negative counts (they can grow the budget) or counts whose sums could overflow.
+
+    Whatever fits before the first candidate that does not is one prefix of the density order. After
+    that, the tokens remaining only shrink, so a candidate larger than what remained at a miss can
+    never be taken: each round keeps only the candidates that still fit, takes their fitting prefix,
+    and stops at the next miss.
+    """
     if len(counts) and (counts.min() < 0 or int(counts.max()) * len(counts) >= 2**62):
-        return None  # negative counts can grow the budget; huge ones could overflow the sums
+        return None
     taken = []
     positions = np.arange(len(counts))
     remaining = target
@@ -295,7 +332,7 @@ def greedy_fill_by_density(
                 walked.append(position)
                 remaining -= count
         taken.append(np.array(walked, dtype=np.intp))
-    return by_density, counts, np.concatenate(taken) if taken else np.zeros(0, dtype=np.intp)
+    return np.concatenate(taken) if taken else np.zeros(0, dtype=np.intp)
 
 
 def int_column(values: list[int]) -> list[int]:
@@ -342,17 +379,17 @@ def take_sum(values: Sequence[int], indices: Sequence[int]) -> int | None:
 
 def chronological_order(keys: Sequence[int | None]) -> list[int] | None:
     """Positions of ``keys`` ascending (a stable sort), the None keys last in input order, or None."""
-    np = _large(keys)
-    if np is None:
-        return None
-    values = _exact_keys(np, keys)
-    if values is None:
-        return None
+    values = key_values(keys)
+    return None if values is None else chronological_positions(values)
+
+
+def chronological_positions(values: Any) -> list[int]:
+    """:func:`chronological_order` of keys already converted by :func:`key_values`."""
+    np = numpy_module()
     # A None key (NaN) sorts after every number; the stable sort keeps input order among equals. The
     # keys are integers below 2**53, sorted as int64 (faster than float64) with None as 2**62.
     keys = np.where(np.isnan(values), 2**62, values).astype(np.int64)
-    result: list[int] = np.argsort(keys, kind="stable").tolist()
-    return result
+    return column(np.argsort(keys, kind="stable"))
 
 
 def duplicates(
@@ -369,12 +406,17 @@ def duplicates(
         return None
     count = len(contents)
     hashes = np.fromiter(map(hash, contents), dtype=np.int64, count=count)
-    by_hash = np.argsort(hashes, kind="stable")
+    # Equal hashes share their low bits: only the hashes of crowded buckets (2-4 per content, so
+    # most contents are alone in theirs) are sorted. The sort need not be stable: the lexsort below
+    # orders each group fully.
+    buckets = hashes & ((1 << (count.bit_length() + 1)) - 1)
+    crowded = np.flatnonzero(np.bincount(buckets)[buckets] > 1)
+    by_hash = crowded[np.argsort(hashes[crowded])]
     ordered = hashes[by_hash]
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
         return column(np.arange(count), list(range(count))), [], []
-    shared = np.zeros(count, dtype=bool)
+    shared = np.zeros(len(ordered), dtype=bool)
     shared[1:] |= equal
     shared[:-1] |= equal
     members = by_hash[shared]

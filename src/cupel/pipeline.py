@@ -16,15 +16,14 @@ from cupel import _numeric
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
 from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate, split_pinned
-from cupel._score_order import descending_indices, sort_by_score
+from cupel._score_order import descending_indices
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.errors import (
-    BudgetOverflowError,
     CupelError,
     CupelTypeError,
 )
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
-from cupel.scorers._base import score_items
+from cupel.scorers._base import _is_builtin, score_items
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 
@@ -185,10 +184,16 @@ class Pipeline:
             if tracer.observer is not None:
                 tracer.observer.on_run_start(items, budget)
             tracer.start()
+        from cupel._run_columns import run_scope
+
+        # An untraced GreedySlice orders the candidates itself, by density then score (no Stage 4 sort).
+        ordered = tracer is not None or "_slice_unordered" not in type(self.slicer).__dict__
         if tracer is None or tracer.run_end is None:
-            return self._select(self._prepare(items, budget, tracer), budget, tracer)
+            with run_scope():  # columns a stage derives, for later stages (cupel/_run_columns.py)
+                return self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
         try:
-            placed = self._select(self._prepare(items, budget, tracer), budget, tracer)
+            with run_scope():
+                placed = self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
         except BaseException as error:
             tracer.run_end(error)
             raise
@@ -196,11 +201,16 @@ class Pipeline:
         return placed
 
     def _prepare(
-        self, items: Sequence[ContextItem], budget: ContextBudget | None, tracer: Tracer | None
+        self,
+        items: Sequence[ContextItem],
+        budget: ContextBudget | None,
+        tracer: Tracer | None,
+        ordered: bool = True,
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
-        The pinned-budget check of Classify runs here when a budget is given.
+        The pinned-budget check of Classify runs here when a budget is given. Without ``ordered``, the
+        candidates stay in index order (for the slicer's ``_slice_unordered``).
         """
         if tracer is not None:
             from cupel.diagnostics.reasons import NegativeTokens
@@ -244,21 +254,27 @@ class Pipeline:
         if tracer is not None:
             tracer.finish(tracer.stages.DEDUPLICATE, len(scoreable), len(survivors))
 
+        if not ordered:
+            return Prepared(pinned, pinned_tokens, scoreable, scores, survivors, tokens)
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
         order = _numeric.order_by_score(scores, survivors)
         if order is None:
             order = descending_indices(survivors, scores)
         return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
 
-    def _select(self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None) -> list[ContextItem]:
-        """Stages 5-6 (Slice, Place) for one budget."""
+    def _select(
+        self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None, ordered: bool = True
+    ) -> list[ContextItem]:
+        """Stages 5-6 (Slice, Place) for one budget (``ordered``: as for :meth:`_prepare`)."""
         pinned, pinned_tokens = prepared.pinned, prepared.pinned_tokens
 
         # Stage 5: Slice against the effective budget.
         effective = compute_effective_budget(budget, pinned_tokens)
         slice_indices = getattr(self.slicer, "slice_indices", None) if tracer is None else None
+        if not ordered:
+            slice_indices = self.slicer._slice_unordered  # type: ignore[attr-defined]
         sliced_tokens: int | None = None
-        items: list[ContextItem] | None = None  # pinned + sliced, when built in one pass
+        items: Sequence[ContextItem] | None = None  # pinned + sliced, when built in one pass
         if slice_indices is not None:
             # An untraced slicer that works on index lists never needs the scored list built: far
             # fewer objects touched on large inputs (GreedySlice.slice runs the same function).
@@ -266,7 +282,11 @@ class Pipeline:
             scores = prepared.scores
             tokens = prepared.tokens
             chosen = slice_indices(prepared.order, tokens, scores, effective)
-            items = [*pinned, *map(scoreable.__getitem__, chosen)]
+            from cupel._run_columns import Selection
+
+            # A built-in placer reads the chosen items by index: no list of them in slice order.
+            selection = Selection(pinned, scoreable, chosen)
+            items = selection if _is_builtin(self.placer) else list(selection)
             # From numpy arrays when the run made them (no pass over the selected objects).
             sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
             sliced_tokens = _numeric.take_sum(tokens, chosen)
@@ -286,7 +306,11 @@ class Pipeline:
         entering_place = len(items)
         if merged_tokens > budget.target_tokens:
             merged = [ScoredItem(item, score) for item, score in zip(items, item_scores, strict=True)]
-            merged = self._handle_overflow(merged, merged_tokens, budget, pinned, tracer)
+            from cupel._overflow import handle_overflow
+
+            merged = handle_overflow(
+                merged, merged_tokens, budget, pinned, tracer, self.overflow_strategy, self.on_overflow
+            )
             items = [entry.item for entry in merged]
             item_scores = [entry.score for entry in merged]
         positions: list[int] | None = None
@@ -305,6 +329,7 @@ class Pipeline:
         if len(placed) != len(items):
             raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(items)}")
         if tracer is not None:
+            assert isinstance(items, list)  # a Selection only in untraced runs
             if positions is None:
                 tracer.included_all(placed, items, item_scores)
             else:
@@ -351,52 +376,6 @@ class Pipeline:
                 tracer.slice_excluded(sorted_scored, sliced, slice_exclusions, attribution)
             tracer.finish(tracer.stages.SLICE, len(sorted_scored), len(sliced))
         return sliced, sliced_scores
-
-    def _handle_overflow(
-        self,
-        merged: list[ScoredItem],
-        merged_tokens: int,
-        budget: ContextBudget,
-        pinned: list[ContextItem],
-        tracer: Tracer | None,
-    ) -> list[ScoredItem]:
-        target = budget.target_tokens
-        strategy = self.overflow_strategy
-        if strategy is OverflowStrategy.THROW:
-            raise BudgetOverflowError(merged_tokens, target)
-        if strategy is OverflowStrategy.PROCEED:
-            from cupel.diagnostics.events import OverflowEvent
-
-            event = OverflowEvent(merged_tokens - target, tuple(entry.item for entry in merged), budget)
-            if self.on_overflow is not None:
-                self.on_overflow(event)
-            if tracer is not None and tracer.observer is not None:
-                tracer.observer.on_overflow(event)
-            return merged
-        # Truncate: the lowest-scored non-pinned items go first (NaN lowest; among equal scores the
-        # one placed later), until the rest fits. Removing a zero-token item never helps.
-        candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
-        candidates.reverse()
-        removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
-        pinned_tokens = sum(item.tokens for item in pinned)
-        total = merged_tokens
-        removed: set[int] = set()
-        for position in removal_order:
-            if total <= target:
-                break
-            entry = merged[position]
-            tokens = entry.item.tokens
-            if tokens <= 0:
-                continue
-            removed.add(position)
-            if tracer is not None:
-                from cupel.diagnostics.attribution import truncation_reason
-
-                # What the items still kept left for this one when it was removed.
-                reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
-                tracer.excluded(tracer.stages.PLACE, entry.item, entry.score, reason)
-            total -= tokens
-        return [entry for position, entry in enumerate(merged) if position not in removed]
 
     # Policies live in cupel.policy, which is built on this module: a policy builds its own pipeline
     # (``policy.build_pipeline``), so this layer never imports that one.

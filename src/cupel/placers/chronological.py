@@ -6,9 +6,14 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from cupel import _numeric
+from cupel._run_columns import TIMESTAMPS, selected_column, take
 from cupel.model import ContextItem, ScoredItem
 
 _TIMESTAMP = attrgetter("_timestamp_us")
+
+
+def _pinned_timestamps(pinned: list[ContextItem]) -> object:
+    return _numeric.exact_values(list(map(_TIMESTAMP, pinned)))
 
 
 class ChronologicalPlacer:
@@ -21,10 +26,14 @@ class ChronologicalPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
-        return list(map(items.__getitem__, self.place_indices(items, scores)))
+        return take(items, self.place_indices(items, scores))
 
     def place_indices(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[int]:
         """The positions of ``items`` in placed order (what ``place_items`` returns, by index)."""
+        # The selected items' timestamps from the keys RecencyScorer converted in this run, if it did.
+        values = selected_column(items, TIMESTAMPS, _pinned_timestamps)
+        if values is not None:
+            return _numeric.chronological_positions(values)
         keys = list(map(_TIMESTAMP, items))
         fast = _numeric.chronological_order(keys)
         if fast is not None:

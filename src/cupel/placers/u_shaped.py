@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cupel._run_columns import take
 from cupel._score_order import descending_indices
 from cupel.model import ContextItem, ScoredItem
 
@@ -21,7 +22,7 @@ class UShapedPlacer:
 
     def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
         """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
-        return list(map(items.__getitem__, self.place_indices(items, scores)))
+        return take(items, self.place_indices(items, scores))
 
     def place_indices(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[int]:
         """The positions of ``items`` in placed order (what ``place_items`` returns, by index)."""

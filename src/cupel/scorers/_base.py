@@ -14,6 +14,8 @@ from cupel.model import ContextItem
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from cupel.protocols import Scorer
 
 
@@ -104,8 +106,33 @@ def rank_scores(keys: Sequence[int | None]) -> list[float]:
     ``rank / (keyed - 1)``, 1.0 for a lone keyed item and 0.0 for an item without a key.
     """
     fast = _numeric.rank_scores(keys)
-    if fast is not None:
-        return fast
+    return _plain_rank_scores(keys) if fast is None else fast
+
+
+def rank_column(keys: list[int | None], source: Sequence[ContextItem], name: str | None = None) -> Any:
+    """:func:`rank_scores` as a float64 array when numpy ranks the keys, else as a list.
+
+    With ``name``, the current run remembers the converted keys as that column of ``source`` (see
+    :mod:`cupel._run_columns`), for a later stage that needs the same keys.
+    """
+    values = _numeric.key_values(keys)
+    if values is not None:
+        if name is not None:
+            from cupel._run_columns import remember  # loaded with the first run, not with cupel
+
+            remember(source, name, values)
+        ranks = _numeric.rank_array(values)
+        if ranks is not None:
+            return ranks
+    return _plain_rank_scores(keys)
+
+
+def listed(scores: Any) -> list[float]:
+    """Whole-list scores as a list: an array becomes a Column that keeps it."""
+    return scores if isinstance(scores, list) else _numeric.column(scores)
+
+
+def _plain_rank_scores(keys: Sequence[int | None]) -> list[float]:
     present = sorted(key for key in keys if key is not None)
     count = len(present)
     if count <= 1:

@@ -9,7 +9,7 @@ from cupel import _numeric
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
-from cupel.scorers._base import ScorerBase, check_weight, score_items
+from cupel.scorers._base import ScorerBase, _is_builtin, check_weight, score_items
 
 
 class CompositeScorer(ScorerBase):
@@ -62,10 +62,11 @@ class CompositeScorer(ScorerBase):
         return result
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        return self.combine([score_items(scorer, items) for scorer in self.scorers])
+        return self.combine([_child_column(scorer, items) for scorer in self.scorers])
 
     def combine(self, columns: Sequence[Sequence[float]]) -> list[float]:
-        """The weighted sum of the children's whole-list scores, one column per child in child order."""
+        """The weighted sum of the children's whole-list scores, one column per child in child order
+        (a list, or a float64 array when numpy computed it)."""
         fast = _numeric.weighted_sum(columns, self.normalized_weights)
         if fast is not None:
             return fast
@@ -83,6 +84,15 @@ class CompositeScorer(ScorerBase):
 
     def __hash__(self) -> int:
         return hash(self.entries)
+
+
+def _child_column(scorer: Scorer, items: Sequence[ContextItem]) -> Sequence[float]:
+    """A child's whole-list scores; a built-in child that ranks with numpy hands over its array."""
+    column = getattr(scorer, "_score_column", None)
+    if column is not None and _is_builtin(scorer):
+        scores: Sequence[float] = column(items)
+        return scores
+    return score_items(scorer, items)
 
 
 def _children(node: object) -> tuple[object, ...]:

@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from cupel._kinds import per_kind
+from cupel import _numeric
+from cupel._kinds import per_kind, per_kind_floats
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ascii_fold
 from cupel.scorers._base import ScorerBase, check_weight
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_KIND_WEIGHTS: Mapping[ContextKind, float] = MappingProxyType(
     {
@@ -59,6 +64,14 @@ class KindScorer(ScorerBase):
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
         weights = self._by_folded_kind
         return per_kind(items, lambda folded: weights.get(folded, 0.0))
+
+    def _score_column(self, items: Sequence[ContextItem]) -> Any:
+        """``score_all`` as a float64 array for large lists when numpy is present (CompositeScorer
+        combines the arrays without building lists)."""
+        if len(items) < _numeric.THRESHOLD or _numeric.numpy_module() is None:
+            return self.score_all(items)
+        weights = self._by_folded_kind
+        return per_kind_floats(items, lambda folded: weights.get(folded, 0.0))
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:

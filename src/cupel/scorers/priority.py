@@ -6,7 +6,11 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from cupel.model import ContextItem
-from cupel.scorers._base import ScorerBase, rank_score, rank_scores
+from cupel.scorers._base import ScorerBase, listed, rank_column, rank_score
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 _KEY = attrgetter("priority")
 
@@ -23,7 +27,12 @@ class PriorityScorer(ScorerBase):
         return rank_score(item.priority, [other.priority for other in all_items])
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        return rank_scores(list(map(_KEY, items)))
+        return listed(self._score_column(items))
+
+    def _score_column(self, items: Sequence[ContextItem]) -> Any:
+        """``score_all`` as a float64 array when numpy ranks the keys (CompositeScorer combines the
+        arrays without building lists)."""
+        return rank_column(list(map(_KEY, items)), items)
 
     def __repr__(self) -> str:
         return "PriorityScorer()"

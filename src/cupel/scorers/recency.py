@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
+from cupel._run_columns import TIMESTAMPS
 from cupel.model import ContextItem
-from cupel.scorers._base import ScorerBase, rank_score, rank_scores
+from cupel.scorers._base import ScorerBase, listed, rank_column, rank_score
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
 
 _KEY = attrgetter("_timestamp_us")
 
@@ -23,7 +28,12 @@ class RecencyScorer(ScorerBase):
         return rank_score(item._timestamp_us, [other._timestamp_us for other in all_items])
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        return rank_scores(list(map(_KEY, items)))
+        return listed(self._score_column(items))
+
+    def _score_column(self, items: Sequence[ContextItem]) -> Any:
+        """``score_all`` as a float64 array when numpy ranks the keys (CompositeScorer combines the
+        arrays without building lists); the run remembers the timestamp keys for ChronologicalPlacer."""
+        return rank_column(list(map(_KEY, items)), items, TIMESTAMPS)
 
     def __repr__(self) -> str:
         return "RecencyScorer()"

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from cupel import _numeric
 from cupel._score_order import descending_indices
 from cupel.model import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers._greedy_fill import greedy_fill_unordered
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
@@ -78,6 +79,22 @@ class GreedySlice:
         """``slice`` on parallel lists: ``order`` lists candidate indices in score order; returns the
         selected indices (the pipeline's allocation-free form)."""
         return greedy_select(order, tokens, scores, budget.target_tokens)
+
+    def _slice_unordered(
+        self, survivors: Sequence[int], tokens: Sequence[int], scores: Sequence[float], budget: ContextBudget
+    ) -> list[int]:
+        """``slice_indices`` on the candidates in index order (the pipeline's untraced run skips the
+        score sort, which only breaks density ties: see ``_greedy_fill``)."""
+        target = budget.target_tokens
+        if not survivors or target <= 0:
+            return []
+        fast = greedy_fill_unordered(survivors, tokens, scores, target)
+        if fast is not None:
+            return fast
+        order = _numeric.order_by_score(scores, survivors)
+        if order is None:
+            order = descending_indices(survivors, scores)
+        return greedy_select(order, tokens, scores, target)
 
     def slice_indices_detailed(
         self, order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], budget: ContextBudget

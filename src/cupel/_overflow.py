@@ -1,0 +1,65 @@
+"""Stage 6's overflow handling: what happens when the placed items exceed the target (spec: Stage 6,
+OverflowStrategy). The pipeline's tracer, when it has one, is passed in as ``tracer``."""
+
+from __future__ import annotations
+
+from cupel._score_order import sort_by_score
+from cupel.errors import BudgetOverflowError
+from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
+
+TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from cupel.diagnostics.events import OverflowEvent
+
+__all__ = ["handle_overflow"]
+
+
+def handle_overflow(
+    merged: list[ScoredItem],
+    merged_tokens: int,
+    budget: ContextBudget,
+    pinned: list[ContextItem],
+    tracer: Any,
+    strategy: OverflowStrategy,
+    on_overflow: Callable[[OverflowEvent], None] | None,
+) -> list[ScoredItem]:
+    """The placed items under ``strategy``: raise, report and keep them all, or truncate."""
+    target = budget.target_tokens
+    if strategy is OverflowStrategy.THROW:
+        raise BudgetOverflowError(merged_tokens, target)
+    if strategy is OverflowStrategy.PROCEED:
+        from cupel.diagnostics.events import OverflowEvent
+
+        event = OverflowEvent(merged_tokens - target, tuple(entry.item for entry in merged), budget)
+        if on_overflow is not None:
+            on_overflow(event)
+        if tracer is not None and tracer.observer is not None:
+            tracer.observer.on_overflow(event)
+        return merged
+    # Truncate: the lowest-scored non-pinned items go first (NaN lowest; among equal scores the
+    # one placed later), until the rest fits. Removing a zero-token item never helps.
+    candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
+    candidates.reverse()
+    removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
+    pinned_tokens = sum(item.tokens for item in pinned)
+    total = merged_tokens
+    removed: set[int] = set()
+    for position in removal_order:
+        if total <= target:
+            break
+        entry = merged[position]
+        tokens = entry.item.tokens
+        if tokens <= 0:
+            continue
+        removed.add(position)
+        if tracer is not None:
+            from cupel.diagnostics.attribution import truncation_reason
+
+            # What the items still kept left for this one when it was removed.
+            reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
+            tracer.excluded(tracer.stages.PLACE, entry.item, entry.score, reason)
+        total -= tokens
+    return [entry for position, entry in enumerate(merged) if position not in removed]
