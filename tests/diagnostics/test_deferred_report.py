@@ -198,6 +198,19 @@ def test_large_reports_sort_their_exclusions_as_the_stable_sort_does() -> None:
         assert report.excluded == expected.excluded
 
 
+def _dry_and_eager(pipeline: Any, items: list[ContextItem], budget: ContextBudget) -> tuple[Any, Any]:
+    """A dry run's report and the eagerly built one, its excluded items checked to be the same objects."""
+    reference = _RecordingCollector()
+    try:
+        pipeline.run_traced(items, budget, reference)
+    except Exception:
+        pytest.skip("the pipeline refuses this input")
+    expected = _without_timings(reference.eager_report())
+    report = pipeline.dry_run(items, budget)
+    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+    return report, expected
+
+
 @pytest.mark.parametrize("sample", SAMPLE_PIPELINES, ids=range(len(SAMPLE_PIPELINES)))
 def test_large_reports_gather_sorted_exclusions_once_and_equal_eager_ones(
     sample: Any, monkeypatch: pytest.MonkeyPatch
@@ -225,37 +238,31 @@ def test_large_reports_gather_sorted_exclusions_once_and_equal_eager_ones(
         )
         for index in range(12_000)
     ]
-    budget = ContextBudget(60_000, 55_000)  # over 4096 included: the shared inclusion events
-    reference = _RecordingCollector()
-    try:
-        sample.run_traced(items, budget, reference)
-    except Exception:
-        pytest.skip("the pipeline refuses this input")
-    expected = _without_timings(reference.eager_report())
-    report = sample.dry_run(items, budget)
-    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+    # Over 4096 included: the shared inclusion events.
+    report, expected = _dry_and_eager(sample, items, ContextBudget(60_000, 55_000))
     assert _without_timings(report) == expected
     if sample is SAMPLE_PIPELINES[0]:
         assert used == [True]
 
 
-def test_nan_scores_keep_the_pure_sort_of_exclusions() -> None:
-    from cupel import GreedySlice, Pipeline, ReflexiveScorer, UShapedPlacer
+class _SomeNaNScorer:
+    """Scores by priority, NaN for every third item (one NaN object: entries compare equal)."""
 
-    items = [
-        ContextItem(f"item {index}", 5 + index % 7, future_relevance_hint=float("nan") if index % 9 else 0.5)
-        for index in range(6000)
-    ]
-    pipeline = Pipeline(ReflexiveScorer(), GreedySlice(), UShapedPlacer())
-    budget = ContextBudget(20_000, 15_000)
-    reference = _RecordingCollector()
-    try:
-        pipeline.run_traced(items, budget, reference)
-    except Exception:
-        pytest.skip("NaN hints are refused")
-    expected = _without_timings(reference.eager_report())
-    report = pipeline.dry_run(items, budget)
-    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+    def score(self, item: ContextItem, all_items: Any) -> float:
+        return _NAN if (item.priority or 0) % 3 == 0 else float(item.priority or 0)
+
+
+_NAN = float("nan")
+
+
+def test_nan_scores_keep_the_pure_sort_of_exclusions() -> None:
+    from cupel import GreedySlice, Pipeline, UShapedPlacer
+
+    items = [ContextItem(f"item {index}", 5 + index % 7, priority=index % 10) for index in range(6000)]
+    pipeline = Pipeline(_SomeNaNScorer(), GreedySlice(), UShapedPlacer())
+    report, expected = _dry_and_eager(pipeline, items, ContextBudget(20_000, 15_000))
+    assert any(entry.score != entry.score for entry in report.excluded)
+    assert report.excluded == expected.excluded
 
 
 def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:
