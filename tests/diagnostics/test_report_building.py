@@ -234,6 +234,9 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     duplicates = deduplicated_batch(len(messages), messages)
     assert duplicates == [Deduplicated(message) for message in messages]
     assert [reason.describe() for reason in duplicates] == [Deduplicated(m).describe() for m in messages]
+    # The one-step texts are the inherited ones.
+    assert [reason.describe() for reason in duplicates] == [ExclusionReason.describe(r) for r in duplicates]
+    assert [reason.describe() for reason in reasons] == [ExclusionReason.describe(r) for r in reasons]
 
 
 _SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
