@@ -245,14 +245,11 @@ class Tracer:
                     slicer_name,
                     selected_tokens,
                 )
-                available: list[int | None]
-                if fast is None:
-                    # A slicer's BudgetExceeded comes with the tokens remaining when it passed the
-                    # index over.
-                    available = list(map(dict(skipped).get, left_out))
-                    left_tokens = list(map(tokens.__getitem__, left_out))
-                else:
-                    available, left_tokens = fast[2].tolist(), fast[3].tolist()
+                if fast is not None:
+                    return attribution.shared_budget_reasons_of_arrays(fast[3], left_scores, fast[2])
+                # A slicer's BudgetExceeded comes with the tokens remaining when it passed the index over.
+                available: list[int | None] = list(map(dict(skipped).get, left_out))
+                left_tokens = list(map(tokens.__getitem__, left_out))
                 return attribution.shared_budget_reasons(left_tokens, left_scores, available)
 
             self.excluded_batch(ExclusionBatch(PipelineStage.SLICE, scoreable, scores, left_out, explain))

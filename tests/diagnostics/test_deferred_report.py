@@ -7,6 +7,7 @@ import gc
 import pickle
 import threading
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -64,6 +65,7 @@ def _without_timings(report: SelectionReport) -> SelectionReport:
 
 
 _FIELDS = ("events", "included", "excluded")
+_START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 @settings(max_examples=100, deadline=None)
@@ -196,6 +198,74 @@ def test_large_reports_sort_their_exclusions_as_the_stable_sort_does() -> None:
         assert report.excluded == expected.excluded
 
 
+def _dry_and_eager(pipeline: Any, items: list[ContextItem], budget: ContextBudget) -> tuple[Any, Any]:
+    """A dry run's report and the eagerly built one, its excluded items checked to be the same objects."""
+    reference = _RecordingCollector()
+    try:
+        pipeline.run_traced(items, budget, reference)
+    except Exception:
+        pytest.skip("the pipeline refuses this input")
+    expected = _without_timings(reference.eager_report())
+    report = pipeline.dry_run(items, budget)
+    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
+    return report, expected
+
+
+@pytest.mark.parametrize("sample", SAMPLE_PIPELINES, ids=range(len(SAMPLE_PIPELINES)))
+def test_large_reports_gather_sorted_exclusions_once_and_equal_eager_ones(
+    sample: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every sample pipeline at a size where exclusions are sorted and gathered by arrays in one go
+    # (where the run's exclusions are all batches over one list), with duplicates, ties and pinned items.
+    from cupel.diagnostics import report as report_module
+
+    used: list[bool] = []
+    sorted_exclusions = report_module.sorted_exclusions
+
+    def spy(*args: Any) -> Any:
+        found = sorted_exclusions(*args)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(report_module, "sorted_exclusions", spy)
+    items = [
+        ContextItem(
+            f"item {index % 9000}",
+            index % 23,
+            priority=index % 5,
+            pinned=index % 2500 == 0,
+            timestamp=None if index % 11 == 0 else _START + timedelta(seconds=index % 3000),
+        )
+        for index in range(12_000)
+    ]
+    # Over 4096 included: the shared inclusion events.
+    report, expected = _dry_and_eager(sample, items, ContextBudget(60_000, 55_000))
+    assert _without_timings(report) == expected
+    if sample is SAMPLE_PIPELINES[0]:
+        assert used == [True]
+
+
+class _SomeNaNScorer:
+    """Scores by priority, NaN for every third item (one NaN object: entries compare equal)."""
+
+    def score(self, item: ContextItem, all_items: Any) -> float:
+        return _NAN if (item.priority or 0) % 3 == 0 else float(item.priority or 0)
+
+
+_NAN = float("nan")
+
+
+def test_nan_scores_keep_the_pure_sort_of_exclusions() -> None:
+    from cupel import GreedySlice, Pipeline, UShapedPlacer
+
+    items = [ContextItem(f"item {index}", 5 + index % 7, priority=index % 10) for index in range(7000)]
+    pipeline = Pipeline(_SomeNaNScorer(), GreedySlice(), UShapedPlacer())
+    report, expected = _dry_and_eager(pipeline, items, ContextBudget(20_000, 15_000))
+    assert len(report.excluded) >= 4096  # enough for the array sort, were it not for NaN
+    assert any(entry.score != entry.score for entry in report.excluded)
+    assert report.excluded == expected.excluded
+
+
 def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:
     items = [ContextItem(f"item {index % 150}", 30, priority=index % 5) for index in range(200)]
     collector = DiagnosticTraceCollector(TraceDetailLevel.STAGE)
@@ -207,3 +277,16 @@ def test_a_stage_level_collector_keeps_entries_but_no_item_events() -> None:
     assert report.included == full.included and report.excluded == full.excluded
     collector.events = [TraceEvent(PipelineStage.SLICE, 1.0, 2)]  # still assignable, as an attribute was
     assert collector.events == [TraceEvent(PipelineStage.SLICE, 1.0, 2)]
+
+
+def test_shared_inclusion_events_read_as_one_event_per_score() -> None:
+    from cupel.diagnostics._deferred import _shared_scored_events, scored_messages
+    from cupel.diagnostics.events import item_events
+
+    # Many equal scores, and values equal as floats but printed differently (0.0 and -0.0).
+    scores = [[0.0, -0.0, 0.5, float("nan"), 1e-7, 2.0 / 3.0][index % 6] for index in range(6000)]
+    shared = _shared_scored_events(scores)
+    assert shared is not None
+    assert shared == item_events(PipelineStage.PLACE, scored_messages(scores))
+    assert [event.message for event in shared[:2]] == ["Scored: score=0", "Scored: score=-0"]
+    assert _shared_scored_events([index / 7 for index in range(6000)]) is None  # few equal scores

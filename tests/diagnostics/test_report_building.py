@@ -234,6 +234,9 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     duplicates = deduplicated_batch(len(messages), messages)
     assert duplicates == [Deduplicated(message) for message in messages]
     assert [reason.describe() for reason in duplicates] == [Deduplicated(m).describe() for m in messages]
+    # The one-step texts are the inherited ones.
+    assert [reason.describe() for reason in duplicates] == [ExclusionReason.describe(r) for r in duplicates]
+    assert [reason.describe() for reason in reasons] == [ExclusionReason.describe(r) for r in reasons]
 
 
 _SCORES = st.sampled_from([0.0, 0.25, 0.5, 1.0, math.nan, math.inf, -math.inf])
@@ -335,3 +338,27 @@ def test_the_batch_inclusion_messages_equal_the_single_ones(scores: list[float])
 def test_budget_exceeded_describes_itself_as_every_reason_does(tokens: int, available: int) -> None:
     reason = BudgetExceeded(tokens, available)
     assert reason.describe() == ExclusionReason.describe(reason) == f"{reason.name}: {reason.details()}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _ATTRIBUTIONS,
+    st.lists(st.tuples(st.integers(0, 60), _SCORES, st.integers(-3, 8)), max_size=40),
+    st.sampled_from([0, 1, 2**40]),
+)
+def test_budget_reasons_of_arrays_equal_those_of_lists(
+    attribution: SliceAttribution, rows: list[tuple[int, float, int]], scale: int
+) -> None:
+    # Mostly the common case (every item exceeded what was left, found by array passes), sometimes
+    # not (an item fitted: the lists decide); a large scale makes the pair keys overflow int64.
+    np = pytest.importorskip("numpy")
+    tokens = [count * max(scale, 1) for count, _, _ in rows]
+    available: list[int | None] = [count - short for count, (_, _, short) in zip(tokens, rows, strict=True)]
+    scores = [row[1] for row in rows]
+    expected = attribution.shared_budget_reasons(tokens, scores, available)
+    arrays = attribution.shared_budget_reasons_of_arrays(
+        np.array(tokens, dtype=np.int64), scores, np.array(available, dtype=np.int64)
+    )
+    assert arrays[1] == expected[1]
+    assert [reason.to_dict() for reason in arrays[0]] == [reason.to_dict() for reason in expected[0]]
+    assert all(type(left) is type(right) for left, right in zip(arrays[0], expected[0], strict=True))

@@ -12,11 +12,12 @@ eagerly (tests compare them); once built, a field is an ordinary tuple that stay
 from __future__ import annotations
 
 from _thread import RLock
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cupel import _numeric
 from cupel._gc_pause import collector_paused
-from cupel.diagnostics.events import PipelineStage, TraceEvent, item_events
+from cupel.diagnostics.events import PipelineStage, TraceEvent, item_event, item_events
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.model import ContextItem
 
@@ -27,6 +28,7 @@ __all__ = [
     "expanded",
     "included_message",
     "scored_messages",
+    "sorted_exclusions",
     "spliced",
 ]
 
@@ -37,6 +39,7 @@ _PINNED = InclusionReason.PINNED
 _ZERO_TOKEN = InclusionReason.ZERO_TOKEN
 _SCORED_LINE = f"{_INCLUDED_PREFIX[_SCORED]}%.6g\n"
 _MESSAGE_BLOCK = 2048
+_SAMPLE = 1024  # scores looked at to decide whether sharing inclusion events is worth it
 
 # Guards building on first read; re-entrant, as building a report field builds batches too.
 _lock = RLock()
@@ -135,9 +138,13 @@ class ExclusionBatch:
         with _lock:
             if self._explained is None:
                 assert self.explain is not None
-                if type(self.positions) is not list:  # an int64 array: a list of ints once read
-                    self.positions = self.positions.tolist()  # type: ignore[attr-defined]
-                self._scores = list(map(self.scores.__getitem__, self.positions))
+                if type(self.positions) is not list:  # an int64 array: a list of ints (carrying it)
+                    self.positions = _numeric.column(self.positions)
+                # Taken from the run's arrays when both lists carry one (no random access per item).
+                scores = _numeric.take(self.scores, self.positions)
+                self._scores = (
+                    list(map(self.scores.__getitem__, self.positions)) if scores is None else scores
+                )
                 self._explained = self.explain(self._scores)
                 self.explain = None  # what it read is no longer needed
             return self._explained
@@ -159,6 +166,53 @@ class ExclusionBatch:
                 events = item_events(self.stage, [reason.describe() for reason in distinct])
                 self._events = list(map(events.__getitem__, slots))
             return self._events
+
+
+def sorted_exclusions(
+    columns: tuple[list[Any], list[float], list[Any]],
+    batches: Sequence[tuple[int, ExclusionBatch]],
+) -> tuple[int, Iterable[ContextItem], Iterable[float], Iterable[ExclusionReason]] | None:
+    """The count, items, scores and reasons of the exclusions by score descending (a stable sort), each
+    column gathered once: what sorting :func:`spliced`'s columns gives, without gathering them first.
+
+    For the common large case, every exclusion in batches over the same items and scores and numpy
+    at hand; None otherwise (and where a score is NaN, whose order the pure sort defines).
+    """
+    if columns[0] or not batches:
+        return None
+    items, scores = batches[0][1].items, batches[0][1].scores
+    if any(batch.items is not items or batch.scores is not scores for _, batch in batches):
+        return None
+    np = (
+        _numeric.numpy_module()
+        if sum(map(len, (batch for _, batch in batches))) >= _numeric.THRESHOLD
+        else None
+    )
+    if np is None:
+        return None
+    explained = [batch.reasons() for _, batch in batches]  # positions are lists (carrying arrays) now
+    positions = np.concatenate([_positions(np, batch.positions) for _, batch in batches])
+    values = _numeric._floats(np, scores)[positions]
+    if np.isnan(values).any():
+        return None
+    # The batches' exclusions in order, as spliced lists them: the same values, so the same order.
+    order = _numeric._descending(np, values)
+    distinct: list[ExclusionReason] = []
+    slots = []
+    for batch_distinct, batch_slots in explained:
+        slots.append(np.asarray(batch_slots, dtype=np.int64) + len(distinct))
+        distinct += batch_distinct
+    return (
+        len(order),
+        map(items.__getitem__, positions[order].tolist()),
+        values[order].tolist(),
+        map(distinct.__getitem__, np.concatenate(slots)[order].tolist()),
+    )
+
+
+def _positions(np: Any, positions: Sequence[int]) -> Any:
+    carried = getattr(positions, "array", None)
+    return carried if carried is not None else np.asarray(positions, dtype=np.int64)
 
 
 def spliced(
@@ -235,11 +289,33 @@ class InclusionBatch:
         with _lock:
             if self._events is None:
                 _, scores, reasons = self.columns()
-                messages = scored_messages(scores)
-                for position in self._special:
-                    messages[position] = included_message(reasons[position], scores[position])
-                self._events = item_events(PipelineStage.PLACE, messages)
+                events = _shared_scored_events(scores)
+                if events is None:
+                    messages = scored_messages(scores)
+                    for position in self._special:
+                        messages[position] = included_message(reasons[position], scores[position])
+                    self._events = item_events(PipelineStage.PLACE, messages)
+                else:
+                    for position in self._special:
+                        message = included_message(reasons[position], scores[position])
+                        events[position] = item_event(PipelineStage.PLACE, message)
+                    self._events = events
             return self._events
+
+
+def _shared_scored_events(scores: list[float]) -> list[TraceEvent] | None:
+    """The SCORED inclusion event for each score, one shared (immutable) event per distinct score
+    (bit for bit: 0.0 and -0.0 read differently), for a large list with many equal scores; None
+    otherwise (one event per item is then as cheap)."""
+    np = _numeric.numpy_module() if len(scores) >= _numeric.THRESHOLD else None
+    if np is None or len(set(scores[:_SAMPLE])) * 2 > _SAMPLE:
+        return None  # (a sample with few equal scores: not worth finding the distinct ones)
+    bits = np.fromiter(scores, dtype=np.float64, count=len(scores)).view(np.int64)
+    _, first, inverse = np.unique(bits, return_index=True, return_inverse=True)
+    if len(first) * 2 > len(scores):
+        return None
+    events = item_events(PipelineStage.PLACE, scored_messages(list(map(scores.__getitem__, first.tolist()))))
+    return list(map(events.__getitem__, inverse.reshape(-1).tolist()))
 
 
 def expanded(events: list[Any], batches: list[int]) -> list[TraceEvent]:

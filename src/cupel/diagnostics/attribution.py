@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import count
 from operator import attrgetter, gt
+from typing import Any
 
+from cupel import _numeric
 from cupel._score_order import has_nan, nan_last
 from cupel.diagnostics.reasons import (
     BudgetExceeded,
@@ -178,6 +180,40 @@ class SliceAttribution:
                     distinct.append(budget_exceeded(tokens, left))
             append(slot)
         return distinct, slots
+
+    def shared_budget_reasons_of_arrays(
+        self, item_tokens: Any, scores: Sequence[float], available: Any
+    ) -> tuple[list[ExclusionReason], list[int]]:
+        """:meth:`shared_budget_reasons` for int64 arrays of token counts and remaining tokens: the
+        common case (every item exceeded what was left) found by array passes, with the distinct
+        pairs in order of first occurrence, as there; any other case through the lists."""
+        np = _numeric.numpy_module()
+        low = self.effective_target if self.effective_target > 0 else -1
+        high = self.unpinned_target if self.displaced_by is not None and self.unpinned_target > 0 else -1
+        if np is not None and len(item_tokens):
+            fewest, most = int(item_tokens.min()), int(item_tokens.max())
+            least_left = int(available.min())
+            span = int(available.max()) - least_left + 1
+            if (
+                fewest >= 0
+                and (most + 1) * span < 2**62  # the pair keys fit in int64
+                and (high < 0 or most <= low or fewest > high)
+                and bool((item_tokens > available).all())
+            ):
+                keys = item_tokens * span + (available - least_left)
+                _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+                by_occurrence = np.argsort(first)  # first indices are distinct: any sort will do
+                slot_of = np.empty(len(first), dtype=np.int64)
+                slot_of[by_occurrence] = np.arange(len(first), dtype=np.int64)
+                chosen = first[by_occurrence]
+                shared: list[ExclusionReason] = []
+                shared.extend(
+                    budget_exceeded_batch(
+                        len(chosen), item_tokens[chosen].tolist(), available[chosen].tolist()
+                    )
+                )
+                return shared, slot_of[inverse.reshape(-1)].tolist()
+        return self.shared_budget_reasons(item_tokens.tolist(), scores, available.tolist())
 
     def unexplained(self, score: float) -> ExclusionReason:
         """An item that fitted but was not chosen, without a reason from the slicer."""

@@ -156,6 +156,12 @@ class Deduplicated(ExclusionReason):
     def details(self) -> str:
         return f"duplicate of {_preview(self.deduplicated_against)}, which scored at least as high"
 
+    def describe(self) -> str:
+        # The inherited text, in one step: a large run with many duplicates describes thousands.
+        return (
+            f"Deduplicated: duplicate of {_preview(self.deduplicated_against)}, which scored at least as high"
+        )
+
 
 #: ``Deduplicated(content)`` for each of ``count`` contents the caller took from checked items.
 deduplicated_batch = trusted_batch(Deduplicated)

@@ -21,7 +21,15 @@ from cupel._wire_format import (
     require_count,
     require_mapping,
 )
-from cupel.diagnostics._deferred import Deferred, ExclusionBatch, InclusionBatch, defer, expanded, spliced
+from cupel.diagnostics._deferred import (
+    Deferred,
+    ExclusionBatch,
+    InclusionBatch,
+    defer,
+    expanded,
+    sorted_exclusions,
+    spliced,
+)
 from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, event_from_dict, event_to_dict
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
@@ -102,7 +110,7 @@ def deferred_report(
     pending: dict[str, Callable[[], Any]] = {
         "events": lambda: tuple(expanded(*events)),
         "included": lambda: _included_entries(*spliced(included[:3], included[3])),
-        "excluded": lambda: _sorted_excluded(*spliced(excluded[:3], excluded[3])),
+        "excluded": lambda: _excluded_entries(excluded[:3], excluded[3]),
     }
     defer(report, pending)
     return report
@@ -112,6 +120,16 @@ def _included_entries(
     items: list[ContextItem], scores: list[float], reasons: list[InclusionReason]
 ) -> tuple[IncludedItem, ...]:
     return tuple(_included_batch(len(items), items, scores, reasons))
+
+
+def _excluded_entries(
+    columns: tuple[list[ContextItem], list[float], list[ExclusionReason]],
+    batches: list[tuple[int, ExclusionBatch]],
+) -> tuple[ExcludedItem, ...]:
+    found = sorted_exclusions(columns, batches)
+    if found is None:
+        return _sorted_excluded(*spliced(columns, batches))
+    return tuple(_excluded_batch(*found))
 
 
 def _sorted_excluded(
