@@ -294,13 +294,11 @@ def test_shared_inclusion_events_read_as_one_event_per_score() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 400))
-def test_a_traced_run_places_by_the_remembered_timestamps(seed: int, target: int) -> None:
+@given(seed=st.integers(0, 2**32 - 1), target=st.integers(0, 400))
+def test_a_traced_run_places_by_the_remembered_timestamps(seed: int, target: int, always_fast: None) -> None:
     # Like the untraced run, the traced run places a Selection: ChronologicalPlacer takes the selected
     # items' timestamps from RecencyScorer's column; placed items and report are those of the pure path.
-    from tests.numeric_paths import pure
-
-    from cupel import _numeric, _run_columns
+    from tests.numeric_paths import pure, recalls
 
     rng = random.Random(seed)
     items = [
@@ -315,26 +313,12 @@ def test_a_traced_run_places_by_the_remembered_timestamps(seed: int, target: int
     ]
     pipeline = SAMPLE_PIPELINES[0]
     budget = ContextBudget(10_000, target + sum(item.tokens for item in items if item.pinned))
-    recalled: list[object] = []
-    original = _run_columns.recall
-
-    def spy(source: Any, name: str) -> Any:
-        found = original(source, name)
-        recalled.append(found)
-        return found
-
     reference = _RecordingCollector()
     expected_placed = pure(pipeline.run_traced, items, budget, reference)
     expected = _without_timings(reference.eager_report())
-    saved = _numeric.THRESHOLD
-    _numeric.THRESHOLD = 0
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_run_columns, "recall", spy)
-            placed = pipeline.run_traced(items, budget, DiagnosticTraceCollector(TraceDetailLevel.ITEM))
-            report = pipeline.dry_run(items, budget)
-    finally:
-        _numeric.THRESHOLD = saved
+    with recalls() as recalled:
+        placed = pipeline.run_traced(items, budget, DiagnosticTraceCollector(TraceDetailLevel.ITEM))
+        report = pipeline.dry_run(items, budget)
     assert len(recalled) == 2 and all(found is not None for found in recalled)
     assert [id(item) for item in placed] == [id(item) for item in expected_placed]
     assert [id(entry.item) for entry in report.included] == [id(item) for item in expected_placed]
