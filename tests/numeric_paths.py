@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
-from cupel import _numeric
+from cupel import _numeric, _run_columns
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +40,19 @@ def assert_same_run(pipeline: Any, items: Any, budget: Any) -> None:
             pure(pipeline.run, items, budget)
         return
     assert [id(item) for item in fast] == [id(item) for item in pure(pipeline.run, items, budget)]
+
+
+@contextmanager
+def recalls() -> Iterator[list[object]]:
+    """Every column ``_run_columns.recall`` finds while the block runs (None where none was remembered)."""
+    recalled: list[object] = []
+    original = _run_columns.recall
+
+    def spy(source: Any, name: str) -> Any:
+        found = original(source, name)
+        recalled.append(found)
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_run_columns, "recall", spy)
+        yield recalled

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 from hypothesis import given
@@ -28,7 +27,7 @@ from cupel import (
     _run_columns,
 )
 from cupel._run_columns import Selection, recall, remember, run_scope, take
-from tests.numeric_paths import assert_same_run, pure
+from tests.numeric_paths import assert_same_run, pure, recalls
 from tests.strategies import budgets, item_lists
 
 numpy = pytest.importorskip("numpy", reason="the numpy fast paths need numpy (pycupel[fast])")
@@ -70,16 +69,7 @@ def test_runs_reusing_columns_match_the_pure_path(
 def test_the_placer_takes_the_remembered_timestamps(seed: int, target: int, always_fast: None) -> None:
     items = _stamped(60, seed)
     budget = ContextBudget(10_000, target + sum(item.tokens for item in items if item.pinned))  # no overflow
-    recalled: list[object] = []
-    original = _run_columns.recall
-
-    def spy(source: Any, name: str) -> Any:
-        found = original(source, name)
-        recalled.append(found)
-        return found
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_run_columns, "recall", spy)
+    with recalls() as recalled:
         assert_same_run(PIPELINES[0], items, budget)
     assert recalled[0] is not None  # the numpy run took them (the pure run has none to take)
 

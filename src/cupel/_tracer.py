@@ -6,12 +6,13 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import compress, filterfalse
+from itertools import compress, filterfalse, islice
 from operator import attrgetter, not_, or_
 from typing import TYPE_CHECKING, Any
 
 from cupel import _numeric
 from cupel._prepared import Prepared
+from cupel._run_columns import Selection
 from cupel.diagnostics._deferred import ExclusionBatch, InclusionBatch, included_message
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import item_event
@@ -128,7 +129,9 @@ class Tracer:
         if self.on_included is not None:
             self.on_included(item, score, reason)
 
-    def included_all(self, placed: list[ContextItem], items: list[ContextItem], scores: list[float]) -> None:
+    def included_all(
+        self, placed: list[ContextItem], items: Sequence[ContextItem], scores: list[float]
+    ) -> None:
         """Report every placed item, in placed order, with its score and inclusion reason."""
         score_by_id = dict(zip(map(id, items), scores, strict=True))
         placed_scores = list(map(score_by_id.__getitem__, map(id, placed)))
@@ -140,20 +143,21 @@ class Tracer:
         self,
         placed: list[ContextItem],
         positions: list[int],
-        items: list[ContextItem],
+        items: Sequence[ContextItem],
         scores: list[float],
         pinned_count: int,
     ) -> None:
         """:meth:`included_all` where the placer gave the positions in ``items`` it placed (``placed``
         is ``items`` taken at ``positions``) and the first ``pinned_count`` of ``items`` are the pinned
         ones. Each placed item's score is taken by position, without a lookup by identity.
-        ``items``, ``scores`` and ``positions`` are the run's own lists, not changed afterwards.
+        ``items`` (a list or a :class:`Selection`), ``scores`` and ``positions`` are the run's own,
+        not changed afterwards.
         """
         kept = placed.copy()  # the caller gets ``placed``
         positive = self.positive_tokens
 
         def special() -> list[int]:
-            if all(map(_TOKENS_OF, items[:pinned_count] if positive else items)):
+            if all(map(_TOKENS_OF, islice(items, pinned_count) if positive else items)):
                 # No zero-token item: the special positions are the pinned ones, found from the positions.
                 return list(compress(range(len(positions)), map(pinned_count.__gt__, positions)))
             return _special_positions(kept)
@@ -204,9 +208,10 @@ class Tracer:
 
     def slice_by_index(
         self, slicer: Any, prepared: Prepared, effective: ContextBudget, unpinned_target: int
-    ) -> tuple[list[ContextItem], list[float], int | None]:
-        """Stage 5, traced, through the slicer's ``slice_indices_detailed``: the selected items, their
-        scores and (when the run's arrays give it) their total tokens.
+    ) -> tuple[Selection, list[float], int | None]:
+        """Stage 5, traced, through the slicer's ``slice_indices_detailed``: the pinned and selected
+        items (a :class:`Selection`, as in the untraced run), the selected scores and (when the run's
+        arrays give it) the selected items' total tokens.
 
         The same items, scores, reasons and event order as the pipeline's identity-based tracing of
         ``slice_detailed`` (for distinct instances), without a ScoredItem per candidate. Each index the
@@ -226,11 +231,12 @@ class Tracer:
         else:
             chosen, skipped = fast[0], []
             self.positive_tokens = fast[4]
-        sliced = list(map(scoreable.__getitem__, chosen))
+        # The placers take the chosen items by index (and their timestamps from the run's column).
+        selection = Selection(pinned, scoreable, chosen)
         # From numpy arrays when the run made them, as the untraced run takes them.
         sliced_scores = _numeric.take(scores, chosen) or list(map(scores.__getitem__, chosen))
         selected_tokens = _numeric.take_sum(tokens, chosen)
-        if len(sliced) < len(order):
+        if len(chosen) < len(order):
             # A list, or the array of the left-out indices (a list once read).
             left_out: Any = list(filterfalse(set(chosen).__contains__, order)) if fast is None else fast[1]
             slicer_name = type(slicer).__name__
@@ -240,7 +246,7 @@ class Tracer:
                     effective.target_tokens,
                     unpinned_target,
                     pinned,
-                    sliced,
+                    list(map(scoreable.__getitem__, chosen)) if selected_tokens is None else (),
                     sliced_scores,
                     slicer_name,
                     selected_tokens,
@@ -253,8 +259,8 @@ class Tracer:
                 return attribution.shared_budget_reasons(left_tokens, left_scores, available)
 
             self.excluded_batch(ExclusionBatch(PipelineStage.SLICE, scoreable, scores, left_out, explain))
-        self.finish(PipelineStage.SLICE, len(order), len(sliced))
-        return sliced, sliced_scores, selected_tokens
+        self.finish(PipelineStage.SLICE, len(order), len(chosen))
+        return selection, sliced_scores, selected_tokens
 
     def slice_excluded(
         self,

@@ -292,9 +292,10 @@ class Pipeline:
             sliced_tokens = _numeric.take_sum(tokens, chosen)
         elif tracer is not None and self.deduplication and hasattr(self.slicer, "slice_indices_detailed"):
             # On index lists too: deduplicated candidates are distinct instances (see _slice).
-            sliced, sliced_scores, sliced_tokens = tracer.slice_by_index(
+            selection, sliced_scores, sliced_tokens = tracer.slice_by_index(
                 self.slicer, prepared, effective, compute_effective_budget(budget, 0).target_tokens
             )
+            items = selection if _is_builtin(self.placer) else list(selection)
         else:
             sliced, sliced_scores = self._slice(prepared, budget, effective, tracer)
 
@@ -320,7 +321,9 @@ class Pipeline:
             # By position: the report takes each placed item's score by index, not by identity
             # (deduplicated candidates are distinct instances; pinned ones all score 1.0).
             positions = self.placer.place_indices(items, item_scores)  # type: ignore[attr-defined]
-            placed = list(map(items.__getitem__, positions))
+            from cupel._run_columns import take
+
+            placed = take(items, positions)
         elif place_items is not None:
             placed = place_items(items, item_scores)
         else:
@@ -329,7 +332,6 @@ class Pipeline:
         if len(placed) != len(items):
             raise CupelError(f"{type(self.placer).__name__} returned {len(placed)} items for {len(items)}")
         if tracer is not None:
-            assert isinstance(items, list)  # a Selection only in untraced runs
             if positions is None:
                 tracer.included_all(placed, items, item_scores)
             else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
+import random
 import threading
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -290,3 +291,36 @@ def test_shared_inclusion_events_read_as_one_event_per_score() -> None:
     assert shared == item_events(PipelineStage.PLACE, scored_messages(scores))
     assert [event.message for event in shared[:2]] == ["Scored: score=0", "Scored: score=-0"]
     assert _shared_scored_events([index / 7 for index in range(6000)]) is None  # few equal scores
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), target=st.integers(0, 400))
+def test_a_traced_run_places_by_the_remembered_timestamps(seed: int, target: int, always_fast: None) -> None:
+    # Like the untraced run, the traced run places a Selection: ChronologicalPlacer takes the selected
+    # items' timestamps from RecencyScorer's column; placed items and report are those of the pure path.
+    from tests.numeric_paths import pure, recalls
+
+    rng = random.Random(seed)
+    items = [
+        ContextItem(
+            f"item {index % 300}",
+            rng.choice([0, 3, 10, 25]),
+            priority=rng.choice([None, 1, 2]),
+            timestamp=rng.choice([None, _START + timedelta(seconds=rng.randint(0, 6))]),
+            pinned=rng.random() < 0.01,
+        )
+        for index in range(600)
+    ]
+    pipeline = SAMPLE_PIPELINES[0]
+    budget = ContextBudget(10_000, target + sum(item.tokens for item in items if item.pinned))
+    reference = _RecordingCollector()
+    expected_placed = pure(pipeline.run_traced, items, budget, reference)
+    expected = _without_timings(reference.eager_report())
+    with recalls() as recalled:
+        placed = pipeline.run_traced(items, budget, DiagnosticTraceCollector(TraceDetailLevel.ITEM))
+        report = pipeline.dry_run(items, budget)
+    assert len(recalled) == 2 and all(found is not None for found in recalled)
+    assert [id(item) for item in placed] == [id(item) for item in expected_placed]
+    assert [id(entry.item) for entry in report.included] == [id(item) for item in expected_placed]
+    assert _without_timings(report) == expected
+    assert [entry.item for entry in report.excluded] == [entry.item for entry in expected.excluded]
