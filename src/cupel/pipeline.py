@@ -313,7 +313,14 @@ class Pipeline:
             from cupel._overflow import handle_overflow
 
             merged = handle_overflow(
-                merged, merged_tokens, budget, pinned, tracer, self.overflow_strategy, self.on_overflow
+                merged,
+                merged_tokens,
+                budget,
+                pinned,
+                pinned_tokens,
+                tracer,
+                self.overflow_strategy,
+                self.on_overflow,
             )
             items = [entry.item for entry in merged]
             item_scores = [entry.score for entry in merged]
