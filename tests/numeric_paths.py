@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
-from cupel import _numeric, _run_columns
+from cupel import ContextItem, _numeric, _run_columns
 
 
 @pytest.fixture(scope="module")
@@ -56,3 +58,21 @@ def recalls() -> Iterator[list[object]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_run_columns, "recall", spy)
         yield recalled
+
+
+def stamped_items(
+    count: int, seed: int, *, start: datetime, distinct: int, pinned_share: float
+) -> list[ContextItem]:
+    """Items with few distinct timestamps (many ties), some missing, some pinned, and ``distinct``
+    distinct contents."""
+    rng = random.Random(seed)
+    return [
+        ContextItem(
+            f"item {index % distinct}",
+            rng.choice([0, 3, 10, 25]),
+            priority=rng.choice([None, 1, 2]),
+            timestamp=rng.choice([None, start + timedelta(seconds=rng.randint(0, 6))]),
+            pinned=rng.random() < pinned_share,
+        )
+        for index in range(count)
+    ]

@@ -4,8 +4,7 @@ the plain paths."""
 
 from __future__ import annotations
 
-import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
@@ -27,7 +26,7 @@ from cupel import (
     _run_columns,
 )
 from cupel._run_columns import Selection, recall, remember, run_scope, take
-from tests.numeric_paths import assert_same_run, pure, recalls
+from tests.numeric_paths import assert_same_run, pure, recalls, stamped_items
 from tests.strategies import budgets, item_lists
 
 numpy = pytest.importorskip("numpy", reason="the numpy fast paths need numpy (pycupel[fast])")
@@ -43,21 +42,6 @@ PIPELINES = [
 ]
 
 
-def _stamped(count: int, seed: int) -> list[ContextItem]:
-    """Few distinct timestamps (many ties), some missing, some pinned."""
-    rng = random.Random(seed)
-    return [
-        ContextItem(
-            f"item {index % 40}",
-            rng.choice([0, 3, 10, 25]),
-            priority=rng.choice([None, 1, 2]),
-            timestamp=rng.choice([None, START + timedelta(seconds=rng.randint(0, 6))]),
-            pinned=rng.random() < 0.05,
-        )
-        for index in range(count)
-    ]
-
-
 @given(items=item_lists(max_size=40), budget=budgets(), which=st.integers(0, len(PIPELINES) - 1))
 def test_runs_reusing_columns_match_the_pure_path(
     items: list[ContextItem], budget: ContextBudget, which: int, always_fast: None
@@ -67,7 +51,7 @@ def test_runs_reusing_columns_match_the_pure_path(
 
 @given(seed=st.integers(0, 2**32 - 1), target=st.integers(0, 400))
 def test_the_placer_takes_the_remembered_timestamps(seed: int, target: int, always_fast: None) -> None:
-    items = _stamped(60, seed)
+    items = stamped_items(60, seed, start=START, distinct=40, pinned_share=0.05)
     budget = ContextBudget(10_000, target + sum(item.tokens for item in items if item.pinned))  # no overflow
     with recalls() as recalled:
         assert_same_run(PIPELINES[0], items, budget)

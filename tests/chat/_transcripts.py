@@ -117,3 +117,18 @@ def plain_transcript(size: int) -> list[dict[str, Any]]:
         role = "user" if index % 2 == 0 else "assistant"
         messages.append({"role": role, "content": f"{index}: " + "word " * (index * 7 % 23)})
     return messages
+
+
+def turn_arguments(pipelines: st.SearchStrategy[Any]) -> tuple[st.SearchStrategy[Any], ...]:
+    """Arguments of a ``"turns"`` property test: an OpenAI or Anthropic transcript, a budget, one of
+    ``pipelines``, chat options, ``keep_first_turn`` and ``recent_share``."""
+    from cupel.chat import ChatOptions
+
+    return (
+        st.one_of(openai_transcripts(), anthropic_transcripts()),
+        st.integers(0, 400),
+        pipelines,
+        st.builds(ChatOptions, pin_system=st.booleans(), pin_last_user=st.booleans()),
+        st.booleans(),
+        st.sampled_from([0.0, 0.3, 0.75, 1.0]),
+    )

@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._reports import report_values as _report
 from tests.chat._transcripts import (
-    anthropic_transcripts,
     openai_transcripts,
     plain_transcript,
     to_langchain,
+    turn_arguments,
 )
 
 from cupel import OverflowStrategy, Pipeline
@@ -38,7 +38,6 @@ from cupel.slicers import GreedySlice
 
 EXAMPLES = 120
 
-transcripts = st.one_of(openai_transcripts(), anthropic_transcripts())
 pipelines = st.sampled_from(
     [
         Pipeline.from_policy(chat()),
@@ -56,18 +55,10 @@ pipelines = st.sampled_from(
         Pipeline(KindScorer(), GreedySlice(), ChronologicalPlacer()),
     ]
 )
-options = st.builds(ChatOptions, pin_system=st.booleans(), pin_last_user=st.booleans())
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
-@given(
-    transcripts,
-    st.integers(0, 400),
-    pipelines,
-    options,
-    st.booleans(),
-    st.sampled_from([0.0, 0.3, 0.75, 1.0]),
-)
+@given(*turn_arguments(pipelines))
 def test_the_fast_report_equals_the_reference_report(
     messages: list[dict[str, Any]],
     budget: int,

@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
+from tests.chat._transcripts import openai_transcripts, to_langchain, turn_arguments
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages, to_messages
@@ -23,7 +23,6 @@ from cupel.policy import chat, tool_use
 
 EXAMPLES = 150
 
-transcripts = st.one_of(openai_transcripts(), anthropic_transcripts())
 pipelines = st.sampled_from(
     [
         Pipeline.from_policy(chat()),
@@ -32,7 +31,6 @@ pipelines = st.sampled_from(
         Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.PROCEED)),
     ]
 )
-options = st.builds(ChatOptions, pin_system=st.booleans(), pin_last_user=st.booleans())
 
 
 def reference(
@@ -60,14 +58,7 @@ def reference(
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
-@given(
-    transcripts,
-    st.integers(0, 400),
-    pipelines,
-    options,
-    st.booleans(),
-    st.sampled_from([0.0, 0.3, 0.75, 1.0]),
-)
+@given(*turn_arguments(pipelines))
 def test_fast_turns_keep_what_the_reference_keeps(
     messages: list[dict[str, Any]],
     budget: int,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
-import random
 import threading
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -298,19 +297,9 @@ def test_shared_inclusion_events_read_as_one_event_per_score() -> None:
 def test_a_traced_run_places_by_the_remembered_timestamps(seed: int, target: int, always_fast: None) -> None:
     # Like the untraced run, the traced run places a Selection: ChronologicalPlacer takes the selected
     # items' timestamps from RecencyScorer's column; placed items and report are those of the pure path.
-    from tests.numeric_paths import pure, recalls
+    from tests.numeric_paths import pure, recalls, stamped_items
 
-    rng = random.Random(seed)
-    items = [
-        ContextItem(
-            f"item {index % 300}",
-            rng.choice([0, 3, 10, 25]),
-            priority=rng.choice([None, 1, 2]),
-            timestamp=rng.choice([None, _START + timedelta(seconds=rng.randint(0, 6))]),
-            pinned=rng.random() < 0.01,
-        )
-        for index in range(600)
-    ]
+    items = stamped_items(600, seed, start=_START, distinct=300, pinned_share=0.01)
     pipeline = SAMPLE_PIPELINES[0]
     budget = ContextBudget(10_000, target + sum(item.tokens for item in items if item.pinned))
     reference = _RecordingCollector()
