@@ -331,7 +331,10 @@ def plain_columns(messages: Sequence[object]) -> tuple[list[str | None], list[st
             and set(all_roles) <= _PLAIN_ROLES
         ):
             return all_roles, all_contents
-    return plain_columns_of(plain_of_mapping)(messages)
+    return _plain_columns_one_by_one(messages)
+
+
+_plain_columns_one_by_one = plain_columns_of(plain_of_mapping)
 
 
 def render_plain(index: int, role: str, content: str) -> str:

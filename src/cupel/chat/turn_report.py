@@ -155,12 +155,11 @@ def _older_reasons(
 def _unit_columns(records: TurnRecords, loose: list[int]) -> CandidateColumns:
     """The unpinned units as scoring columns (the report scores every unit as the reference does)."""
     tokens = records.tokens
-    codes = kind_codes(records)
     roles = records.columns.roles
     single = records.units is None
 
-    def kinds() -> list[int]:
-        return list(map(codes.__getitem__, loose))
+    def kinds() -> list[int]:  # built only for a scorer that reads kinds
+        return list(map(kind_codes(records).__getitem__, loose))
 
     def tags() -> list[tuple[str, ...]]:
         if single:

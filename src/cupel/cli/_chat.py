@@ -10,12 +10,11 @@ from cupel.policy.chat_settings import CHAT_STRATEGIES
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
-if TYPE_CHECKING:
     # The report types are imported where a report is rendered: ``cupel select`` builds none.
     from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+else:
+    from cupel._frozen import dataclass
 
 __all__ = [
     "TurnGroup",
