@@ -22,11 +22,14 @@ def handle_overflow(
     merged_tokens: int,
     budget: ContextBudget,
     pinned: list[ContextItem],
+    pinned_tokens: int,
     tracer: Any,
     strategy: OverflowStrategy,
     on_overflow: Callable[[OverflowEvent], None] | None,
 ) -> list[ScoredItem]:
-    """The placed items under ``strategy``: raise, report and keep them all, or truncate."""
+    """The placed items under ``strategy``: raise, report and keep them all, or truncate.
+
+    ``pinned_tokens`` is the total of the ``pinned`` items' token counts (Stage 1 summed them)."""
     target = budget.target_tokens
     if strategy is OverflowStrategy.THROW:
         raise BudgetOverflowError(merged_tokens, target)
@@ -44,7 +47,6 @@ def handle_overflow(
     candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
     candidates.reverse()
     removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
-    pinned_tokens = sum(item.tokens for item in pinned)
     total = merged_tokens
     removed: set[int] = set()
     for position in removal_order:

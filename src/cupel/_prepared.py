@@ -12,10 +12,11 @@ from itertools import compress, repeat
 from operator import attrgetter, gt, not_
 
 from cupel import _numeric
+from cupel._score_order import descending_indices
 from cupel.errors import CupelTypeError, PinnedItemsExceedBudgetError
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 
-__all__ = ["Prepared", "check_pinned_budget", "checked_items", "deduplicate"]
+__all__ = ["Prepared", "check_pinned_budget", "checked_items", "deduplicate", "score_order", "split_pinned"]
 
 _CONTENT = attrgetter("content")
 _PINNED = attrgetter("pinned")
@@ -91,6 +92,12 @@ def split_pinned(
     unpinned = list(map(not_, flags))
     counts[:] = compress(counts, unpinned)
     return pinned, pinned_tokens, list(compress(items, unpinned))
+
+
+def score_order(scores: Sequence[float], survivors: Sequence[int]) -> list[int]:
+    """Stage 4: ``survivors`` by score descending, ties in index order, NaN last (numpy when large)."""
+    order = _numeric.order_by_score(scores, survivors)
+    return descending_indices(survivors, scores) if order is None else order
 
 
 def check_pinned_budget(pinned_tokens: int, budget: ContextBudget) -> None:

@@ -15,8 +15,14 @@ from operator import attrgetter
 from cupel import _numeric
 from cupel._checks import check_bool, check_component, checked_slice, coerce_overflow_strategy
 from cupel._gc_pause import collector_paused
-from cupel._prepared import Prepared, check_pinned_budget, checked_items, deduplicate, split_pinned
-from cupel._score_order import descending_indices
+from cupel._prepared import (
+    Prepared,
+    check_pinned_budget,
+    checked_items,
+    deduplicate,
+    score_order,
+    split_pinned,
+)
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.errors import (
     CupelError,
@@ -257,10 +263,7 @@ class Pipeline:
         if not ordered:
             return Prepared(pinned, pinned_tokens, scoreable, scores, survivors, tokens)
         # Stage 4: Sort by score descending; the stable sort keeps ascending index on ties.
-        order = _numeric.order_by_score(scores, survivors)
-        if order is None:
-            order = descending_indices(survivors, scores)
-        return Prepared(pinned, pinned_tokens, scoreable, scores, order, tokens)
+        return Prepared(pinned, pinned_tokens, scoreable, scores, score_order(scores, survivors), tokens)
 
     def _select(
         self, prepared: Prepared, budget: ContextBudget, tracer: Tracer | None, ordered: bool = True
@@ -310,7 +313,14 @@ class Pipeline:
             from cupel._overflow import handle_overflow
 
             merged = handle_overflow(
-                merged, merged_tokens, budget, pinned, tracer, self.overflow_strategy, self.on_overflow
+                merged,
+                merged_tokens,
+                budget,
+                pinned,
+                pinned_tokens,
+                tracer,
+                self.overflow_strategy,
+                self.on_overflow,
             )
             items = [entry.item for entry in merged]
             item_scores = [entry.score for entry in merged]

@@ -112,6 +112,13 @@ class SliceAttribution:
             return self.unexplained(score)
         return reason
 
+    def _override_bounds(self) -> tuple[int, int]:
+        """``(low, high)``: :meth:`tokens_reason` gives PinnedOverride exactly when
+        ``low < tokens <= high`` (for tokens that are not negative); ``high`` is -1 without one."""
+        low = self.effective_target if self.effective_target > 0 else -1
+        high = self.unpinned_target if self.displaced_by is not None and self.unpinned_target > 0 else -1
+        return low, high
+
     def budget_reasons(
         self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
     ) -> list[ExclusionReason]:
@@ -132,8 +139,7 @@ class SliceAttribution:
         # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was
         # left, unless the item fitted.
         displaced_by = self.displaced_by
-        low = self.effective_target if self.effective_target > 0 else -1
-        high = self.unpinned_target if displaced_by is not None and self.unpinned_target > 0 else -1
+        low, high = self._override_bounds()
         if (
             item_tokens
             and None not in available
@@ -188,8 +194,7 @@ class SliceAttribution:
         common case (every item exceeded what was left) found by array passes, with the distinct
         pairs in order of first occurrence, as there; any other case through the lists."""
         np = _numeric.numpy_module()
-        low = self.effective_target if self.effective_target > 0 else -1
-        high = self.unpinned_target if self.displaced_by is not None and self.unpinned_target > 0 else -1
+        low, high = self._override_bounds()
         if np is not None and len(item_tokens):
             fewest, most = int(item_tokens.min()), int(item_tokens.max())
             least_left = int(available.min())

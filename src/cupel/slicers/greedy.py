@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from cupel import _numeric
+from cupel._prepared import score_order
 from cupel._score_order import descending_indices
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.slicers._greedy_fill import greedy_fill_unordered
@@ -91,10 +92,7 @@ class GreedySlice:
         fast = greedy_fill_unordered(survivors, tokens, scores, target)
         if fast is not None:
             return fast
-        order = _numeric.order_by_score(scores, survivors)
-        if order is None:
-            order = descending_indices(survivors, scores)
-        return greedy_select(order, tokens, scores, target)
+        return greedy_select(score_order(scores, survivors), tokens, scores, target)
 
     def slice_indices_detailed(
         self, order: Sequence[int], tokens: Sequence[int], scores: Sequence[float], budget: ContextBudget
