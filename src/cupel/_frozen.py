@@ -118,19 +118,19 @@ class _Factory:
         self.factory = factory
 
 
-def field(*, default_factory: Callable[[], object]) -> Any:
+def _field(*, default_factory: Callable[[], object]) -> Any:
     """Run-time twin of :func:`dataclasses.field` for :func:`dataclass` records (``default_factory`` only)."""
     return _Factory(default_factory)
 
 
-def dataclass(*, frozen: bool = False, slots: bool = False) -> Callable[[type], type]:
+def _dataclass(*, frozen: bool = False, slots: bool = False) -> Callable[[type], type]:
     """Run-time twin of ``@dataclasses.dataclass(frozen=..., slots=True)``, without importing dataclasses.
 
-    Modules write ``if TYPE_CHECKING: from dataclasses import dataclass`` and import this one otherwise,
-    so type checkers see the real decorator. The class is rebuilt on :class:`Frozen` (or
-    :class:`Record`) with ``__slots__``: one compiled ``__init__`` (defaults, factories, then
-    ``__post_init__``), ``__eq__`` field by field for the same class, ``__hash__`` of the fields when
-    frozen (``None`` otherwise), a dataclass ``repr``; a class's own methods win, as with dataclasses.
+    Modules import it as ``cupel._frozen.dataclass``, which type checkers see as the real decorator.
+    The class is rebuilt on :class:`Frozen` (or :class:`Record`) with ``__slots__``: one compiled
+    ``__init__`` (defaults, factories, then ``__post_init__``), ``__eq__`` field by field for the same
+    class, ``__hash__`` of the fields when frozen (``None`` otherwise), a dataclass ``repr``; a class's
+    own methods win, as with dataclasses.
     """
     if not slots:
         raise TypeError("cupel._frozen.dataclass builds slotted records only (slots=True)")
@@ -253,3 +253,10 @@ class ReadOnlyMap(Mapping[K, V]):
 
 #: The shared empty map: items and budgets without metadata or reserved slots.
 EMPTY_MAP: ReadOnlyMap[Any, Any] = ReadOnlyMap()
+
+
+if TYPE_CHECKING:  # the real decorators, so that type checkers understand the records
+    from dataclasses import dataclass as dataclass
+    from dataclasses import field as field
+else:
+    dataclass, field = _dataclass, _field

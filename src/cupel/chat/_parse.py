@@ -11,14 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from typing import Any, TypeGuard
 
+from cupel._frozen import dataclass, field
 from cupel.chat.options import ChatOptions
 from cupel.errors import CupelTypeError, InvalidConfigurationError
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-else:
-    from cupel._frozen import dataclass, field
 
 __all__ = [
     "ROLES",

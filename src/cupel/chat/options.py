@@ -5,14 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cupel._frozen import dataclass, field
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import _ReadOnlyMap
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-else:
-    from cupel._frozen import dataclass, field
 
 __all__ = ["DEFAULT_PART_COST", "LOW_DETAIL_IMAGE_COST", "ChatOptions"]
 

@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from cupel._frozen import dataclass
 from cupel.cli._common import CliError
 from cupel.policy.chat_settings import CHAT_STRATEGIES
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-
     # The report types are imported where a report is rendered: ``cupel select`` builds none.
     from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
-else:
-    from cupel._frozen import dataclass
 
 __all__ = [
     "TurnGroup",

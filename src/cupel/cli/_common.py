@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cupel import _input
+from cupel._frozen import dataclass
 from cupel.errors import (
     BudgetOverflowError,
     CupelError,
@@ -18,12 +19,6 @@ from cupel.errors import (
 )
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 EXIT_OK = 0
 EXIT_PIPELINE = 1

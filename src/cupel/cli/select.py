@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from cupel import _input
+from cupel._frozen import dataclass
 from cupel.cli._chat import add_chat_arguments, chat_keywords
 from cupel.cli._common import (
     Candidates,
@@ -30,12 +31,6 @@ from cupel.cli._terminal import terminal_safe
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 
 def register(subcommands: Any) -> None:

@@ -11,14 +11,9 @@ from _thread import allocate_lock  # threading.Lock itself, without importing th
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from cupel._frozen import dataclass
 from cupel.errors import InvalidConfigurationError
 from cupel.protocols import TimeProvider
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 _Params = Mapping[str, Any]
 

@@ -9,13 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
+from cupel._frozen import dataclass
 from cupel.errors import CupelTypeError, InvalidConfigurationError
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 __all__ = ["CHAT_STRATEGIES", "DEFAULT_RECENT_SHARE", "START_ON", "ChatSettings", "ChatStrategy"]
 

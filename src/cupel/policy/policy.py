@@ -13,16 +13,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cupel._checks import check_bool, check_component, coerce_overflow_strategy
+from cupel._frozen import dataclass
 from cupel.errors import CupelTypeError
 from cupel.model import OverflowStrategy
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
 from cupel.protocols import Placer, Scorer, Slicer
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 if TYPE_CHECKING:
     # Annotations only: building a pipeline from a policy does not load the diagnostics.

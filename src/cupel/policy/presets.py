@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cupel import scorers, slicers  # packages whose members are imported on first use
+from cupel._frozen import dataclass
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
@@ -40,12 +41,6 @@ from cupel.policy._entries import _type_name
 from cupel.policy.chat_settings import ChatSettings
 from cupel.policy.policy import Policy
 from cupel.protocols import Placer, Scorer, Slicer
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 __all__ = [
     "UnknownPresetError",

@@ -9,14 +9,9 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Protocol, TypeAlias, runtime_checkable
 
+from cupel._frozen import dataclass
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.tokens.truncate import truncate_by_count
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 __all__ = [
     "CounterLike",

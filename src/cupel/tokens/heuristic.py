@@ -6,15 +6,10 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
+from cupel._frozen import dataclass
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.tokens.base import TokenCounterBase, _check_texts
 from cupel.tokens.truncate import ELLIPSIS
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 _UNITS = ("chars", "utf8_bytes")
 

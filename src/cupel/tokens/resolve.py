@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cupel._frozen import dataclass
 from cupel.errors import CupelTypeError
 from cupel.tokens.base import CounterLike, FunctionCounter, TokenCounter, TokenCounterBase
 from cupel.tokens.heuristic import HeuristicCounter
-
-TYPE_CHECKING = False  # not typing's: see cupel._frozen
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:
-    from cupel._frozen import dataclass
 
 __all__ = ["resolve_counter"]
 
