@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.chat.test_stable_window import ends, session
 
 from cupel.chat import StableWindow, message_token_counts, validate_transcript
 from cupel.chat.window_state import RESUME_STAGE, positions_of, ranges_of
@@ -17,30 +18,8 @@ from cupel.chat.window_state import RESUME_STAGE, positions_of, ranges_of
 BUDGET = 1500
 
 
-def session(steps: int) -> list[dict[str, Any]]:
-    """A system prompt, a user task every fourth step, tool calls with their results between."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent. " * 20}]
-    for step in range(steps):
-        if step % 4 == 0:
-            messages.append({"role": "user", "content": f"Task {step}: " + "fix the build " * 5})
-            continue
-        call = f"call_{step}"
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": call, "type": "function", "function": {"name": "read", "arguments": "{}"}}
-                ],
-            }
-        )
-        messages.append({"role": "tool", "tool_call_id": call, "content": f"{step} " + "output " * 20})
-    return messages
-
-
 MESSAGES = session(120)
-#: Transcript lengths after each complete step (never between a call and its result).
-SIZES = [size for size in range(1, len(MESSAGES) + 1) if MESSAGES[size - 1]["role"] != "assistant"]
+SIZES = ends(MESSAGES)
 SAVED_AT = 30
 
 

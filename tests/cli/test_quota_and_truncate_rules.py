@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from .test_new_user_habits import cupel
 
 NESTED = """
 scorers = ["priority"]
@@ -42,17 +42,6 @@ entries = [
 """
 
 
-def cupel(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cupel", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=120,
-    )
-
-
 def write(path: Path, data: object) -> str:
     path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
     return path.name
@@ -65,10 +54,10 @@ def test_two_quota_levels_judge_the_pool_once(tmp_path: Path, scarcity: str) -> 
         tmp_path / "items.json",
         [{"content": "t1", "tokens": 10, "kind": "tool"}, {"content": "m1", "tokens": 10, "kind": "msg"}],
     )
-    selected = cupel(tmp_path, "select", items, "--budget", "100", "--policy", policy)
+    selected = cupel("select", items, "--budget", "100", "--policy", policy, cwd=tmp_path)
     assert selected.returncode == 0, selected.stderr
     assert [item["content"] for item in json.loads(selected.stdout)] == ["t1", "m1"]
-    explained = cupel(tmp_path, "explain", items, "--budget", "100", "--policy", policy)
+    explained = cupel("explain", items, "--budget", "100", "--policy", policy, cwd=tmp_path)
     assert explained.returncode == 0, explained.stderr
     assert "Shortfall" not in explained.stdout
 
@@ -80,18 +69,18 @@ def test_a_kind_absent_from_the_pool_is_reported_once(tmp_path: Path) -> None:
         tmp_path / "items.json",
         [{"content": "t1", "tokens": 10, "kind": "tool"}, {"content": "m1", "tokens": 10, "kind": "msg"}],
     )
-    explained = cupel(tmp_path, "explain", items, "--budget", "100", "--policy", policy)
+    explained = cupel("explain", items, "--budget", "100", "--policy", policy, cwd=tmp_path)
     assert explained.returncode == 0, explained.stderr
     shortfalls = [line for line in explained.stdout.splitlines() if line.startswith("Shortfall")]
     assert shortfalls == ["Shortfall: kind absent required 1, found 0"]
     thrown = cupel(
-        tmp_path,
         "select",
         items,
         "--budget",
         "100",
         "--policy",
         write(tmp_path / "throw.toml", NESTED.format(scarcity="throw", absent=absent)),
+        cwd=tmp_path,
     )
     assert thrown.returncode == 1
     assert "kind 'absent' has 0 items" in thrown.stderr and "'tool'" not in thrown.stderr
@@ -106,10 +95,10 @@ def test_truncate_puts_back_what_still_fits(tmp_path: Path) -> None:
             {"content": "B", "tokens": 5, "kind": "msg", "priority": 1},
         ],
     )
-    selected = cupel(tmp_path, "select", items, "--budget", "200:50", "--policy", policy)
+    selected = cupel("select", items, "--budget", "200:50", "--policy", policy, cwd=tmp_path)
     assert selected.returncode == 0, selected.stderr
     assert [item["content"] for item in json.loads(selected.stdout)] == ["B"]
-    explained = cupel(tmp_path, "explain", items, "--budget", "200:50", "--policy", policy)
+    explained = cupel("explain", items, "--budget", "200:50", "--policy", policy, cwd=tmp_path)
     assert explained.returncode == 0, explained.stderr
     assert explained.stdout.startswith("1 of 2 candidates included")
     assert "BudgetExceeded: 100 tokens requested, 50 available" in explained.stdout

@@ -35,7 +35,6 @@ from cupel.chat.window_state import (
     positions_of,
     ranges_of,
     resume_mismatch,
-    warn_resume_mismatch,
     with_resume_event,
 )
 from cupel.diagnostics.reasons import ExclusionReason
@@ -228,17 +227,11 @@ class StableWindow:
         unchanged = state is not None and state.config == self._config and self._unchanged(originals, state)
         if unchanged and state is not None and self._advice:
             ceiling = math.floor(self._budget.target_tokens * self._high)
+            links_only = self._settings.strategy == "messages"
             self._mismatch = resume_mismatch(
-                state,
-                originals,
-                counter=self._counter,
-                options=self._options,
-                ceiling=ceiling,
-                tool_links_only=self._settings.strategy == "messages",
+                state, originals, self._counter, self._options, ceiling, links_only
             )
-            if self._mismatch is not None:
-                warn_resume_mismatch(self._mismatch)
-                unchanged = False
+            unchanged = self._mismatch is None
         self._advice = False
         if unchanged and state is not None and state.appendable:
             options = self._options
@@ -362,14 +355,11 @@ class StableWindow:
         self._summary = summary
         self._state = state
         mismatch, self._mismatch = self._mismatch, None
-        return self._selection(
-            originals,
-            state,
-            positions,
-            prefix=prefix,
-            compacted=True,
-            report=lambda: chosen.report if mismatch is None else with_resume_event(chosen.report, mismatch),
-        )
+
+        def report() -> SelectionReport:
+            return with_resume_event(chosen.report, mismatch)
+
+        return self._selection(originals, state, positions, prefix=prefix, compacted=True, report=report)
 
     def _pinned_tokens(self, originals: list[Any], positions: list[int]) -> int:
         """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""

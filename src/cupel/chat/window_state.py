@@ -36,7 +36,6 @@ __all__ = [
     "positions_of",
     "ranges_of",
     "resume_mismatch",
-    "warn_resume_mismatch",
     "with_resume_event",
 ]
 
@@ -249,7 +248,6 @@ def _violations(messages: Sequence[Any], where: Sequence[int], tool_links_only: 
 def resume_mismatch(
     state: WindowState,
     originals: Sequence[Any],
-    *,
     counter: CounterLike | None,
     options: ChatOptions,
     ceiling: int,
@@ -264,8 +262,23 @@ def resume_mismatch(
     order, or system messages first), break no provider rule the transcript itself does not break
     (whole units, tool calls with their results; only those two with ``tool_links_only``, as under the
     ``"messages"`` strategy), cost ``state.tokens``, end with the last message seen exactly when
-    ``state.appendable``, and ``state.limit`` may not exceed ``ceiling``.
+    ``state.appendable``, and ``state.limit`` may not exceed ``ceiling``. A mismatch is also logged as
+    a warning through ``logging.getLogger("cupel")``.
     """
+    mismatch = _mismatch(state, originals, counter, options, ceiling, tool_links_only)
+    if mismatch is not None:
+        logging.getLogger("cupel").warning("StableWindow: %s", _notice(mismatch))
+    return mismatch
+
+
+def _mismatch(
+    state: WindowState,
+    originals: Sequence[Any],
+    counter: CounterLike | None,
+    options: ChatOptions,
+    ceiling: int,
+    tool_links_only: bool,
+) -> str | None:
     if state.limit > ceiling:
         return f"its limit of {state.limit} tokens exceeds the budget's {ceiling}"
     positions = positions_of(state.kept)
@@ -309,12 +322,9 @@ def _notice(mismatch: str) -> str:
     return f"saved WindowState does not match its transcript: {mismatch}; the window started afresh"
 
 
-def with_resume_event(report: SelectionReport, mismatch: str) -> SelectionReport:
-    """``report`` with a first event saying the saved state was dropped for ``mismatch``."""
+def with_resume_event(report: SelectionReport, mismatch: str | None) -> SelectionReport:
+    """``report`` with a first event saying the saved state was dropped for ``mismatch`` (if any)."""
+    if mismatch is None:
+        return report
     event = TraceEvent(RESUME_STAGE, 0.0, 0, _notice(mismatch))
     return dataclasses.replace(report, events=(event, *report.events))
-
-
-def warn_resume_mismatch(mismatch: str) -> None:
-    """Say through ``logging.getLogger("cupel")`` that a saved state was dropped for ``mismatch``."""
-    logging.getLogger("cupel").warning("StableWindow: %s", _notice(mismatch))
