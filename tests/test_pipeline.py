@@ -138,13 +138,14 @@ class TestOverflow:
             ContextItem("pin", 40, pinned=True),
             ContextItem("best", 30, priority=3),
             ContextItem("mid", 30, priority=2),
-            ContextItem("low", 20, priority=1),
+            ContextItem("low", 30, priority=1),
         ]
         pipeline = Pipeline(
             PriorityScorer(), Overshoot(), ChronologicalPlacer(), overflow_strategy="truncate"
         )  # type: ignore[arg-type]
         out = pipeline.run(items, ContextBudget(200, 95))
-        # merged 120 > 95: low goes (100), then mid (70); without the pinned 40 both would have fitted.
+        # merged 130 > 95: low goes (100), then mid (70); neither fits back in the 25 left, and without
+        # the pinned 40 both would have fitted.
         assert [i.content for i in out] == ["pin", "best"]
         report = pipeline.dry_run(items, ContextBudget(200, 95))
         excluded = {e.item.content: e.reason for e in report.excluded}

@@ -42,26 +42,35 @@ def handle_overflow(
         if tracer is not None and tracer.observer is not None:
             tracer.observer.on_overflow(event)
         return merged
-    # Truncate: the lowest-scored non-pinned items go first (NaN lowest; among equal scores the
-    # one placed later), until the rest fits. Removing a zero-token item never helps.
+    # Truncate (spec-notes, Truncate): the lowest-scored non-pinned items go first (NaN lowest; among
+    # equal scores the one placed later), until the rest fits. Removing a zero-token item never helps.
     candidates = [position for position, entry in enumerate(merged) if not entry.item.pinned]
     candidates.reverse()
     removal_order = sort_by_score(candidates, lambda position: merged[position].score, reverse=False)
     total = merged_tokens
-    removed: set[int] = set()
+    removed: list[int] = []
     for position in removal_order:
         if total <= target:
             break
-        entry = merged[position]
-        tokens = entry.item.tokens
+        tokens = merged[position].item.tokens
         if tokens <= 0:
             continue
-        removed.add(position)
-        if tracer is not None:
+        removed.append(position)
+        total -= tokens
+    # Then the removed items that fit in what is left go back, highest score first (among equal
+    # scores the one placed earlier): removing the lowest-scored first may have freed more than needed.
+    restored: set[int] = set()
+    for position in sort_by_score(sorted(removed), lambda position: merged[position].score):
+        entry = merged[position]
+        tokens = entry.item.tokens
+        if total + tokens <= target:
+            restored.add(position)
+            total += tokens
+        elif tracer is not None:
             from cupel.diagnostics.attribution import truncation_reason
 
-            # What the items still kept left for this one when it was removed.
-            reason = truncation_reason(tokens, target - (total - tokens), pinned_tokens, pinned)
+            # What the items kept at that moment left for this one; later items only take more.
+            reason = truncation_reason(tokens, target - total, pinned_tokens, pinned)
             tracer.excluded(tracer.stages.PLACE, entry.item, entry.score, reason)
-        total -= tokens
-    return [entry for position, entry in enumerate(merged) if position not in removed]
+    dropped = set(removed) - restored
+    return [entry for position, entry in enumerate(merged) if position not in dropped]

@@ -162,7 +162,7 @@ def test_batch_mode_keeps_input_order(tmp_path: Path) -> None:
     for n in range(12):
         items = [{"content": f"set {n} item {k}", "tokens": 10 + k, "priority": k} for k in range(6)]
         lines.append(json.dumps({"items": items, "budget": {"maxTokens": 40 + n}}))
-    lines.insert(5, json.dumps({"items": [{"content": "x"}], "budget": {"maxTokens": 10}}))
+    lines.insert(5, json.dumps({"items": [{"tokens": 3}], "budget": {"maxTokens": 10}}))
     batch = tmp_path / "sets.jsonl"
     batch.write_text("\n".join(lines) + "\n")
     serial = cupel("select", "--batch", str(batch), "--policy", "debugging")
@@ -170,7 +170,7 @@ def test_batch_mode_keeps_input_order(tmp_path: Path) -> None:
     assert serial.stdout == parallel.stdout
     outputs = [json.loads(line) for line in serial.stdout.splitlines()]
     assert len(outputs) == 13
-    assert outputs[5] == {"error": "line 6: items: item 0: missing required field 'tokens'", "line": 6}
+    assert outputs[5] == {"error": "line 6: items: item 0: missing required field 'content'", "line": 6}
     assert [o["items"][0]["content"].split()[1] for k, o in enumerate(outputs) if k != 5] == [
         str(n) for n in range(12)
     ]

@@ -170,7 +170,7 @@ def test_explain_hints_when_every_score_is_zero(tmp_path: pytest.TempPathFactory
     assert ZERO_SCORES_HINT not in render_text(report, budget, "document_qa")
 
 
-# Rule 3: Truncate removes the lowest-scored non-pinned items first.
+# Rule 3: Truncate removes the lowest-scored non-pinned items first, then puts back what still fits.
 
 
 def test_truncate_removes_the_lowest_scored_count_quota_commit() -> None:
@@ -184,6 +184,37 @@ def test_truncate_removes_the_lowest_scored_count_quota_commit() -> None:
     assert [(entry.item.content, entry.reason) for entry in report.excluded] == [
         ("m", BudgetExceeded(40, 10))
     ]
+
+
+def test_truncate_puts_back_a_removed_item_that_fits_what_is_left() -> None:
+    # Both count-quota commits overflow the target; removing the lowest-scored (B) is not enough, so A
+    # goes too, and then B fits again in what is left.
+    slicer = CountQuotaSlice([CountQuotaEntry("tool", 1, 1), CountQuotaEntry("msg", 1, 1)], GreedySlice())
+    pipeline = Pipeline(
+        PriorityScorer(), slicer, ChronologicalPlacer(), overflow_strategy=OverflowStrategy.TRUNCATE
+    )
+    items = [ContextItem("A", 100, kind="tool", priority=9), ContextItem("B", 5, kind="msg", priority=1)]
+    assert [item.content for item in pipeline.run(items, ContextBudget(200, 50))] == ["B"]
+    report = pipeline.dry_run(items, ContextBudget(200, 50))
+    assert [entry.item.content for entry in report.included] == ["B"]
+    assert [(entry.item.content, entry.reason) for entry in report.excluded] == [
+        ("A", BudgetExceeded(100, 50))
+    ]
+
+
+def test_truncate_puts_back_the_earlier_of_equal_scores_first() -> None:
+    class Everything:
+        def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
+            return [entry.item for entry in scored]
+
+    pipeline = Pipeline(ReflexiveScorer(), Everything(), ChronologicalPlacer(), overflow_strategy="truncate")
+    sizes = {"k": 10, "big": 60, "s1": 30, "s2": 30}
+    items = [ContextItem(name, tokens, future_relevance_hint=0.5) for name, tokens in sizes.items()]
+    # s2, s1 and big go (130 -> 10); big cannot come back into 55, s1 can, then s2 no longer fits.
+    assert [item.content for item in pipeline.run(items, ContextBudget(200, 65))] == ["k", "s1"]
+    report = pipeline.dry_run(items, ContextBudget(200, 65))
+    reasons = {entry.item.content: entry.reason for entry in report.excluded}
+    assert reasons == {"big": BudgetExceeded(60, 55), "s2": BudgetExceeded(30, 25)}
 
 
 def test_truncate_ties_remove_the_later_item_first() -> None:
@@ -401,13 +432,11 @@ def test_every_reason_satisfies_its_defining_condition(
         if isinstance(reason, ScoredTooLow):
             assert nan_last(reason.score) < reason.threshold
 
-    # Truncate: the removed items are the lowest-scored of those that entered Place.
+    # Truncate: the kept items fit (unless the pinned ones alone overflow), and no removed item would
+    # still fit in what they leave.
     removed = [(score, item) for stage, item, score, _ in recorder.stages if stage is PipelineStage.PLACE]
     if removed:
         assert pipeline.overflow_strategy is OverflowStrategy.TRUNCATE
-        kept = [entry for entry in recorder.build_report().included if not entry.item.pinned]
-        highest_removed = max(nan_last(score) for score, _ in removed)
-        assert all(nan_last(entry.score) >= highest_removed for entry in kept if entry.item.tokens > 0)
-        assert sum(
-            entry.item.tokens for entry in recorder.build_report().included
-        ) <= budget.target_tokens or (pinned_tokens > budget.target_tokens)
+        kept_tokens = sum(entry.item.tokens for entry in recorder.build_report().included)
+        assert kept_tokens <= budget.target_tokens or (pinned_tokens > budget.target_tokens)
+        assert all(item.tokens > budget.target_tokens - kept_tokens for _, item in removed)

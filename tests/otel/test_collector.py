@@ -340,26 +340,23 @@ def test_place_stage_exclusions_under_truncate(
     place = spans["cupel.stage.place"]
     assert dict(place.attributes or {}) == {
         "cupel.stage.name": "place",
-        # Pinned plus the three sliced items enter Place; truncation, lowest score first, keeps one.
+        # Pinned plus the three sliced items enter Place; truncation, lowest score first, removes all
+        # three, then puts back "small", the one that fits the 10 tokens the pinned item leaves.
         "cupel.stage.item_count_in": 4,
-        "cupel.stage.item_count_out": 1,
-        "cupel.exclusion.count": 3,
+        "cupel.stage.item_count_out": 2,
+        "cupel.exclusion.count": 2,
     }
+    # In the order Truncate passed them over: highest score first.
     assert events(place, "cupel.exclusion") == [
         {
-            "cupel.exclusion.reason": "BudgetExceeded",
+            "cupel.exclusion.reason": "PinnedOverride",
             "cupel.exclusion.item_kind": "Message",
-            "cupel.exclusion.item_tokens": 10,
+            "cupel.exclusion.item_tokens": 30,
         },
         {
             "cupel.exclusion.reason": "BudgetExceeded",
             "cupel.exclusion.item_kind": "Document",
             "cupel.exclusion.item_tokens": 70,
-        },
-        {
-            "cupel.exclusion.reason": "PinnedOverride",
-            "cupel.exclusion.item_kind": "Message",
-            "cupel.exclusion.item_tokens": 30,
         },
     ]
     assert "cupel.exclusion.count" not in dict(spans["cupel.stage.slice"].attributes or {})

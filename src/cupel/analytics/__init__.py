@@ -16,6 +16,7 @@ from cupel.analytics.sensitivity import (
     PolicySensitivityReport,
     policy_sensitivity,
     policy_sensitivity_from_pipelines,
+    policy_sensitivity_from_reports,
 )
 from cupel.analytics.simulation import (
     MARGINAL_ITEMS_MONOTONICITY_MESSAGE,
@@ -39,6 +40,7 @@ __all__ = [
     "kind_diversity",
     "policy_sensitivity",
     "policy_sensitivity_from_pipelines",
+    "policy_sensitivity_from_reports",
     "quota_utilization",
     "timestamp_coverage",
 ]

@@ -22,6 +22,7 @@ __all__ = [
     "PolicySensitivityReport",
     "policy_sensitivity",
     "policy_sensitivity_from_pipelines",
+    "policy_sensitivity_from_reports",
 ]
 
 #: The spec's message when fewer than two variants are given (spec: Minimum Variants).
@@ -142,10 +143,23 @@ def policy_sensitivity_from_pipelines(
         except Exception as error:
             error.add_note(f"while running policy_sensitivity variant {label!r}")
             raise
+    return policy_sensitivity_from_reports(candidates, reports)
+
+
+def policy_sensitivity_from_reports(
+    items: Sequence[ContextItem], variants: Sequence[tuple[str, SelectionReport]]
+) -> PolicySensitivityReport:
+    """Diff ``(label, report)`` variants already run over ``items`` (for example the reports of
+    :func:`~cupel.chat.select_messages` under each policy, whose items are a transcript's units).
+
+    The diff is :func:`policy_sensitivity_from_pipelines`'s: by content, in order of first appearance
+    in ``items``.
+    """
+    reports = _check_variants(variants, SelectionReport, "SelectionReport")
     included = [{entry.item.content for entry in report.included} for _, report in reports]
     diffs: list[PolicySensitivityDiffEntry] = []
     seen: set[str] = set()
-    for item in candidates:
+    for item in items:
         content = item.content
         if content in seen:
             continue

@@ -28,7 +28,15 @@ from cupel.chat.stable_selection import Compacted, StableSelection
 from cupel.chat.stable_trace import traced_turn
 from cupel.chat.summarize import Summarizer
 from cupel.chat.turns import unit_indices
-from cupel.chat.window_state import WindowState, extend_digest, new_digest, positions_of, ranges_of
+from cupel.chat.window_state import (
+    WindowState,
+    extend_digest,
+    new_digest,
+    positions_of,
+    ranges_of,
+    resume_mismatch,
+    with_resume_event,
+)
 from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import (
@@ -145,6 +153,10 @@ class StableWindow:
         if state is not None and not isinstance(state, WindowState):
             state = WindowState.from_dict(state)
         self._state: WindowState | None = state
+        # A state given back is advice: checked against the transcript on the first turn (see
+        # window_state.resume_mismatch); why it was dropped, until that turn's report carries it.
+        self._advice = state is not None
+        self._mismatch: str | None = None
         # In memory only: copies of the seen messages (an in-place edit shows as inequality) and the
         # running fingerprint. A window resumed from a state checks the fingerprint instead.
         self._copies = state is None
@@ -213,6 +225,14 @@ class StableWindow:
         originals = _as_list(messages, "messages")
         state = self._state
         unchanged = state is not None and state.config == self._config and self._unchanged(originals, state)
+        if unchanged and state is not None and self._advice:
+            ceiling = math.floor(self._budget.target_tokens * self._high)
+            links_only = self._settings.strategy == "messages"
+            self._mismatch = resume_mismatch(
+                state, originals, self._counter, self._options, ceiling, links_only
+            )
+            unchanged = self._mismatch is None
+        self._advice = False
         if unchanged and state is not None and state.appendable:
             options = self._options
             new = [
@@ -334,9 +354,12 @@ class StableWindow:
         )
         self._summary = summary
         self._state = state
-        return self._selection(
-            originals, state, positions, prefix=prefix, compacted=True, report=lambda: chosen.report
-        )
+        mismatch, self._mismatch = self._mismatch, None
+
+        def report() -> SelectionReport:
+            return with_resume_event(chosen.report, mismatch)
+
+        return self._selection(originals, state, positions, prefix=prefix, compacted=True, report=report)
 
     def _pinned_tokens(self, originals: list[Any], positions: list[int]) -> int:
         """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""

@@ -1,4 +1,4 @@
-"""Chat options shared by ``cupel select`` and ``cupel explain``, and the per-turn view of a report."""
+"""Chat options shared by ``cupel select``, ``explain`` and ``sensitivity``; the per-turn view of a report."""
 
 from __future__ import annotations
 

@@ -216,8 +216,15 @@ def _may_be_transcript(data: object) -> bool:
     return isinstance(first, Mapping) and isinstance(first.get("role"), str)
 
 
+POLICY_HELP = (
+    "a preset name (see `cupel policies`), or a policy file: a path with a directory separator or a "
+    ".toml/.json suffix (./NAME reads a file named like a preset)"
+)
+"""What ``--policy`` takes, said the same way in every command's ``--help``."""
+
+
 def add_policy_argument(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
-    help_text = "preset name (see `cupel policies`) or a policy file (.toml or .json)"
+    help_text = POLICY_HELP
     if repeat:
         parser.add_argument("--policy", action="append", required=True, metavar="NAME|FILE", help=help_text)
     else:
@@ -249,36 +256,46 @@ def add_tokenizer_argument(parser: argparse.ArgumentParser, *, default: str = "h
     )
 
 
+def _names_a_file(spec: str) -> bool:
+    """Whether ``--policy`` names a file: a separator or a policy suffix; anything else is a preset name."""
+    separators = {"/", os.sep} | ({os.altsep} if os.altsep else set())
+    return any(separator in spec for separator in separators) or spec.lower().endswith((".toml", ".json"))
+
+
 def resolve_policy(spec: str, option: str = "--policy") -> tuple[str, Any]:
-    """A preset name or a policy file path -> (label, Policy); errors are prefixed with ``option``."""
+    """A preset name or a policy file path -> (label, Policy); errors are prefixed with ``option``.
+
+    A bare name is always a preset, whatever files the working directory holds: only a path with a
+    separator or a ``.toml``/``.json`` suffix is read as a file (docs/cli.md, "Policies").
+    """
     from cupel.policy.presets import get_preset, preset_names
 
     prefix = f"{option}: " if option else ""
-    # A preset name has no dot: only a name that may be a file needs pathlib and the file system.
-    if "." in spec or os.path.exists(spec):
+    if _names_a_file(spec):
         from pathlib import Path
 
         from cupel.policy.files import load_policy
 
         path = Path(spec)
-        if path.suffix.lower() in (".toml", ".json") or path.exists():
-            if path.is_dir():
-                raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
-            if not path.is_file():
-                raise CliError(f"{prefix}{spec}: no such file")
-            try:
-                return path.stem, load_policy(path)
-            except OSError as error:
-                raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
-            except CupelError as error:
-                message = str(error)  # a PolicyFileError already names the file
-                named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
-                raise CliError(f"{prefix}{named}") from None
+        if path.is_dir():
+            raise CliError(f"{prefix}{spec}: is a directory, expected a policy file")
+        if not path.is_file():
+            raise CliError(f"{prefix}{spec}: no such file")
+        try:
+            return path.stem, load_policy(path)
+        except OSError as error:
+            raise CliError(f"{prefix}{spec}: cannot read ({error.strerror or error})") from None
+        except CupelError as error:
+            message = str(error)  # a PolicyFileError already names the file
+            named = message if message.startswith(f"{path}: ") else f"{spec}: {message}"
+            raise CliError(f"{prefix}{named}") from None
     try:
         return spec, get_preset(spec)
     except (CupelError, KeyError):
+        # A file by that name is not read (a preset name would then depend on the directory): say how.
+        hint = f"; to read the file {spec!r}, write ./{spec}" if os.path.exists(spec) else ""
         raise CliError(
-            f"{prefix}unknown policy {spec!r}; known presets: {', '.join(preset_names())}"
+            f"{prefix}unknown policy {spec!r}; known presets: {', '.join(preset_names())}{hint}"
         ) from None
 
 

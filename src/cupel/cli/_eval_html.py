@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from html import escape
 
+from cupel._plural import counted
 from cupel.cli._html import _PALETTE, _Column, _table, page
 from cupel.eval.report import describe_cases, label
 from cupel.eval.result import EvalResult
@@ -144,6 +145,7 @@ def render_eval_html(result: EvalResult) -> str:
         body.append(f"<h2>Tag {escape(tag)}: gold recall by items</h2>{_recall_table(result, tag)}")
     return page(
         "cupel evaluation report",
-        f"{describe_cases(result)} · {len(result.policies)} policies · seed {result.seed}",
+        f"{describe_cases(result)} · {counted(len(result.policies), 'policy', 'policies')} · "
+        f"seed {result.seed}",
         "".join(body),
     )

@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from cupel import _input
+from cupel._plural import counted
 from cupel.assembly import (
     AssembledContext,
     AssemblyConfig,
@@ -258,7 +259,8 @@ def run(args: argparse.Namespace) -> int:
     if args.summary:
         documents = len({chunk.document_path for chunk in context.chunks})
         print(
-            f"cupel assemble: {len(context.chunks)} of {candidates} chunks from {documents} documents, "
+            f"cupel assemble: {len(context.chunks)} of {counted(candidates, 'chunk')} from "
+            f"{counted(documents, 'document')}, "
             f"{context.total_tokens} of {budget.available} tokens"
             f"{', last chunk truncated' if context.truncated else ''}",
             file=sys.stderr,

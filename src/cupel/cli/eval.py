@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cupel.cli._common import CliError, add_tokenizer_argument, parse_budget, resolve_counter, resolve_policy
+from cupel.cli._common import (
+    POLICY_HELP,
+    CliError,
+    add_tokenizer_argument,
+    parse_budget,
+    resolve_counter,
+    resolve_policy,
+)
 from cupel.errors import CupelError
 
 DEFAULT_BUDGETS = (200, 400, 800)
@@ -22,7 +29,7 @@ def register(subcommands: Any) -> None:
         description=(
             "Run each policy and the baselines (most-recent window, seeded random, oracle knapsack) on "
             "labelled cases at each budget and report gold recall, all-gold rate, middle-third exposure, "
-            "budget use, chat validity and time, with 95%% bootstrap confidence intervals. Without "
+            "budget use, chat validity and time, with 95% bootstrap confidence intervals. Without "
             "CASES the hand-written cases shipped with cupel are used."
         ),
     )
@@ -36,7 +43,7 @@ def register(subcommands: Any) -> None:
         "--policy",
         action="append",
         metavar="NAME|FILE",
-        help="preset name or policy file; repeat to compare (default: every preset)",
+        help=f"{POLICY_HELP}; repeat to compare (default: every preset)",
     )
     parser.add_argument(
         "--budget",

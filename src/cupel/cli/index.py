@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any
 
+from cupel._plural import counted
 from cupel.assembly.chunking import ChunkingOptions
 from cupel.assembly.indexing import index_paths
 from cupel.assembly.store import SqliteStore
@@ -77,9 +78,11 @@ def run(args: argparse.Namespace) -> int:
     latest = report.version
     skipped = f", {report.skipped} skipped" if report.skipped else ""
     print(
-        f"indexed {report.files} files ({report.new} new, {report.changed} changed, {report.unchanged} "
-        f"unchanged, {report.removed} removed{skipped}); {report.chunks_written} chunks written; "
-        f"version {latest.version}: {latest.document_count} documents, {latest.chunk_count} chunks, "
+        f"indexed {counted(report.files, 'file')} ({report.new} new, {report.changed} changed, "
+        f"{report.unchanged} unchanged, {report.removed} removed{skipped}); "
+        f"{counted(report.chunks_written, 'chunk')} written; "
+        f"version {latest.version}: {counted(latest.document_count, 'document')}, "
+        f"{counted(latest.chunk_count, 'chunk')}, "
         f"state root {latest.state_root}"
     )
     return 0

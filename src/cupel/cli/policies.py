@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from cupel.cli._common import CliError, resolve_policy
+from cupel.cli._common import POLICY_HELP, CliError, resolve_policy
 
 
 def register(subcommands: Any) -> None:
@@ -16,7 +16,7 @@ def register(subcommands: Any) -> None:
         description="List the built-in policy presets with one line each, or print one preset's policy file.",
     )
     parser.add_argument("action", nargs="?", choices=("list", "show"), default="list")
-    parser.add_argument("name", nargs="?", metavar="NAME|FILE", help="preset name or policy file for show")
+    parser.add_argument("name", nargs="?", metavar="NAME|FILE", help=f"for show: {POLICY_HELP}")
     parser.add_argument("--format", choices=("toml", "json"), default="toml", help="format for show")
     parser.set_defaults(handler=run)
 

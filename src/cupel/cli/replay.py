@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from cupel._atomic import write_atomic
-from cupel.cli._common import CliError, resolve_policy
+from cupel.cli._common import POLICY_HELP, CliError, resolve_policy
 from cupel.errors import CupelError
 
 
@@ -29,7 +29,7 @@ def register(subcommands: Any) -> None:
         "--policy",
         action="append",
         metavar="NAME|FILE",
-        help="preset name or policy file (.toml or .json); repeat to compare; default chat",
+        help=f"{POLICY_HELP}; repeat to compare; default chat",
     )
     parser.add_argument(
         "--budget",

@@ -20,9 +20,10 @@ from cupel.cli._common import (
     add_tokenizer_argument,
     budget_from_json,
     candidates_from_json,
-    load_candidates,
     parse_budget,
+    parse_json_documents,
     pipeline_for,
+    read_text,
     resolve_counter,
     resolve_policy,
 )
@@ -75,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--budget is required")
     budget = parse_budget(args.budget, args.reserve)
     pipeline = pipeline_for(args.policy)
-    candidates = load_candidates(args.items)
+    label = "<stdin>" if args.items == "-" else args.items
+    data, _ = parse_json_documents(read_text(args.items), label)
+    candidates = candidates_from_json(with_tokens(data, args.tokenizer), label)
     if candidates.messages is not None:
         from cupel.chat import select_messages
 
@@ -92,6 +95,30 @@ def run(args: argparse.Namespace) -> int:
     selection = select(candidates, budget, pipeline, args.tokenizer)
     sys.stdout.write(render(selection, args.format))
     return 0
+
+
+def _uncounted(entry: object) -> bool:
+    """An item object without ``tokens`` whose text can be counted (a chat message has a role)."""
+    return (
+        isinstance(entry, dict)
+        and "tokens" not in entry
+        and "role" not in entry
+        and isinstance(entry.get("content"), str)
+    )
+
+
+def with_tokens(data: object, tokenizer: str) -> object:
+    """``data`` with each item that has no ``tokens`` counted by ``--tokenizer``, as ``cupel eval``
+    counts them; new objects, the input is left as it was. Anything else is returned unchanged."""
+    if isinstance(data, dict) and "items" in data and "messages" not in data:
+        items = with_tokens(data["items"], tokenizer)
+        return data if items is data["items"] else {**data, "items": items}
+    if not isinstance(data, list) or not any(map(_uncounted, data)):
+        return data
+    from cupel.tokens.resolve import resolve_counter as as_counter
+
+    count = as_counter(resolve_counter(tokenizer)).count
+    return [{**entry, "tokens": count(entry["content"])} if _uncounted(entry) else entry for entry in data]
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +216,7 @@ def _run_job(job: _Job) -> str:
         key = "messages" if "messages" in record else "items"
         if key not in record:
             raise CliError("expected a JSON object with 'items' or 'messages'")
-        candidates = candidates_from_json(record[key], key)
+        candidates = candidates_from_json(with_tokens(record[key], job.tokenizer), key)
         selection = select(candidates, budget, pipeline_for(job.policy), job.tokenizer)
         if selection.messages is not None:
             return json.dumps({"messages": selection.messages}, ensure_ascii=False)

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from cupel._plural import counted
+from cupel.cli._chat import add_chat_arguments, chat_keywords
 from cupel.cli._common import (
     CliError,
     add_budget_arguments,
@@ -25,14 +27,25 @@ def register(subcommands: Any) -> None:
     parser = subcommands.add_parser(
         "sensitivity",
         help="compare policies: which items are included by some and excluded by others",
-        description="Run the same items through two or more policies and list the items that swing.",
+        description=(
+            "Run the same items through two or more policies and list the items that swing. A chat "
+            "transcript is compared as `cupel select` trims it: by the chat strategy (the policy's, "
+            "or --strategy), whole messages."
+        ),
     )
     parser.add_argument("items", metavar="ITEMS", help="JSON/JSONL file, or - for stdin")
     add_budget_arguments(parser)
     add_policy_argument(parser, repeat=True)
     add_tokenizer_argument(parser)
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: a table of the items that swing (default); json: each policy's included items and "
+        "the swings",
+    )
     parser.add_argument("--width", type=int, default=60, help="content preview width (default 60)")
+    add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -54,13 +67,11 @@ def run(args: argparse.Namespace) -> int:
         variants.append((label, policy))
     candidates = load_candidates(args.items)
     if candidates.messages is not None:
-        from cupel.chat import messages_to_items
-
-        items = list(messages_to_items(candidates.messages, counter=resolve_counter(args.tokenizer)))
+        items, report = _transcript_sensitivity(candidates.messages, budget, variants, args)
     else:
         assert candidates.items is not None
         items = candidates.items
-    report = policy_sensitivity(items, budget, variants)
+        report = policy_sensitivity(items, budget, variants)
     if args.format == "json":
         payload = {
             "variants": [
@@ -79,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     labels_in_order = [label for label, _ in report.variants]
     lines = [
-        f"{len(report.diffs)} of {len(items)} items swing between {len(labels_in_order)} policies",
+        f"{len(report.diffs)} of {counted(len(items), 'item')} "
+        f"{'swings' if len(report.diffs) == 1 else 'swing'} between {len(labels_in_order)} policies",
         "",
     ]
     for label, variant in report.variants:
@@ -98,3 +110,20 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"  {marks}  {preview(diff.content, args.width)}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _transcript_sensitivity(
+    messages: list[Any], budget: Any, variants: list[tuple[str, Any]], args: argparse.Namespace
+) -> Any:
+    """What ``cupel select`` keeps of the transcript under each policy, diffed message by message."""
+    from cupel.analytics import policy_sensitivity_from_reports
+    from cupel.chat import messages_to_items, select_messages
+
+    counter = resolve_counter(args.tokenizer)
+    keywords = chat_keywords(args)
+    reports = []
+    for label, policy in variants:
+        chosen = select_messages(messages, budget, policy=policy, counter=counter, **keywords)
+        reports.append((label, chosen.report))
+    units = list(messages_to_items(messages, counter=counter))
+    return units, policy_sensitivity_from_reports(units, reports)

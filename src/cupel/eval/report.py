@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from cupel._plural import counted
 from cupel.eval.metrics import METRICS
 from cupel.eval.result import BASELINES, EvalResult
 from cupel.eval.stats import Summary
@@ -37,7 +38,7 @@ def _interval(summary: Summary) -> str:
 def describe_cases(result: EvalResult) -> str:
     tags = Counter(tag for case in result.cases for tag in case.tags[:1])
     listed = ", ".join(f"{tag} {count}" for tag, count in tags.items())
-    return f"{len(result.cases)} cases" + (f" ({listed})" if listed else "")
+    return counted(len(result.cases), "case") + (f" ({listed})" if listed else "")
 
 
 def render_text(result: EvalResult, *, timings: bool = True) -> str:

@@ -1,6 +1,7 @@
 """LangChain: a ``Runnable`` message trimmer for LCEL chains and a document compressor for retrievers.
 
-Needs ``pip install 'pycupel[langchain]'`` (``langchain-core``)::
+Needs ``pip install 'pycupel[langchain]'`` (``langchain-core``, and ``langchain-classic`` for
+``ContextualCompressionRetriever``)::
 
     chain = message_trimmer(4000) | chat_model
     retriever = ContextualCompressionRetriever(

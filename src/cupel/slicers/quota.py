@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cupel._kinds import folded_kinds
@@ -206,15 +206,21 @@ class QuotaSlice:
     its cap, all floored to whole tokens; ``inner`` then selects within
     ``ContextBudget(max_tokens=cap tokens, target_tokens=kind budget)``. The output concatenates the
     kinds' selections in partition order. Spec: Slicers, QuotaSlice.
+
+    Count requirements of a count-quota slicer inside (at any depth of nested QuotaSlices) are judged
+    once, by the outermost QuotaSlice, over the whole pool (docs/spec-notes.md, Truthful explanations).
     """
 
     quotas: QuotaSet
     inner: Slicer
+    # True for the copy an outer QuotaSlice runs on one kind's partition: the pool was judged already.
+    _judged: bool = field(default=False, compare=False, repr=False)
     is_quota: ClassVar[bool] = True
 
     def __init__(self, quotas: QuotaSet | Iterable[QuotaSpec], inner: Slicer) -> None:
         object.__setattr__(self, "quotas", quotas if isinstance(quotas, QuotaSet) else QuotaSet(quotas))
         object.__setattr__(self, "inner", check_slicer("QuotaSlice", "inner", inner))
+        object.__setattr__(self, "_judged", False)
 
     @property
     def is_count_quota(self) -> bool:
@@ -223,6 +229,19 @@ class QuotaSlice:
 
     def slice(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> list[ContextItem]:
         return list(self._run(scored, budget, detailed=False).selected)
+
+    def pool_shortfalls(self, scored: Sequence[ScoredItem]) -> tuple[CountRequirementShortfall, ...]:
+        """The count requirements inside that the whole of ``scored`` cannot meet (raises under THROW)."""
+        judge = getattr(self.inner, "pool_shortfalls", None)
+        return () if judge is None else tuple(judge(scored))
+
+    def for_kind(self, kind: str) -> QuotaSlice:
+        """This slicer for a partition holding only ``kind`` (folded), its count requirements judged
+        already: see :meth:`pool_shortfalls`."""
+        narrow = _narrowing(self.inner)
+        judged = QuotaSlice(self.quotas, self.inner if narrow is None else narrow(kind))
+        object.__setattr__(judged, "_judged", True)
+        return judged
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
         """Select like :meth:`slice`; an item the inner slicer did not explain is reported as
@@ -243,9 +262,9 @@ class QuotaSlice:
         exclusions: list[tuple[ContextItem, ExclusionReason]] = []
         shortfalls: list[CountRequirementShortfall] = []
         # A count-quota inner slicer sees one kind at a time, so its requirements are judged once,
-        # over the whole pool: a kind is missing only if no partition has it.
-        for_kind = getattr(self.inner, "for_kind", None)
-        if for_kind is not None:
+        # over the whole pool, by the outermost QuotaSlice: a kind is missing only if no partition has it.
+        for_kind = _narrowing(self.inner)
+        if for_kind is not None and not self._judged:
             shortfalls.extend(self.inner.pool_shortfalls(scored))  # type: ignore[attr-defined]
         for kind, items in partitions.items():
             kind_budget = kind_budgets[kind]
@@ -272,3 +291,11 @@ class QuotaSlice:
                     if id(entry.item) not in explained
                 )
         return SliceOutcome(tuple(selected), tuple(exclusions), tuple(shortfalls))
+
+
+def _narrowing(slicer: Slicer) -> Callable[[str], Slicer] | None:
+    """``slicer.for_kind`` when it narrows a count-quota slicer to one kind's partition, else None."""
+    if isinstance(slicer, QuotaSlice):
+        return slicer.for_kind if _narrowing(slicer.inner) is not None else None
+    narrow: Callable[[str], Slicer] | None = getattr(slicer, "for_kind", None)
+    return narrow
