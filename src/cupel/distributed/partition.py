@@ -88,7 +88,7 @@ def replay_records(sessions: Iterable[RawSession], plan: ReplayPlan) -> list[dic
     for raw in sessions:
         base = {"source": raw.source, "line": raw.line}
         try:
-            record = session_record(raw.raw)
+            record = session_record(raw.raw, raw.source, raw.line)
             session_id = session_id_of(record, f"{raw.source}:{raw.line}")
             session: Session | None = parse_session(record, session_id)
             failure = ""
@@ -110,7 +110,7 @@ def replay_records(sessions: Iterable[RawSession], plan: ReplayPlan) -> list[dic
 def _fallback_id(raw: RawSession) -> str:
     """A malformed session keeps its ``id`` when one can be read, else ``source:line``."""
     try:
-        return session_id_of(session_record(raw.raw), f"{raw.source}:{raw.line}")
+        return session_id_of(session_record(raw.raw, raw.source, raw.line), f"{raw.source}:{raw.line}")
     except MalformedSession:
         return f"{raw.source}:{raw.line}"
 
