@@ -197,4 +197,5 @@ def _budget(record: Mapping[str, Any]) -> ContextBudget | None:
     try:
         return ContextBudget.from_dict(_decoded(record["budget"], "budget"))
     except CupelError as error:
-        raise MalformedSession(f"budget: {error}") from None
+        message = str(error)
+        raise MalformedSession(message if message.startswith("budget") else f"budget: {message}") from None
