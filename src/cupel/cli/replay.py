@@ -47,7 +47,6 @@ def register(subcommands: Any) -> None:
     parser.add_argument(
         "--connect-timeout",
         type=float,
-        default=5.0,
         metavar="SECONDS",
         help="seconds a --scheduler ADDRESS has to answer before the replay gives up (default 5)",
     )
@@ -82,7 +81,7 @@ def register(subcommands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise CliError(f"--jobs must be at least 1, got {args.jobs}")
-    if not 0 < args.connect_timeout < math.inf:
+    if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
         raise CliError(f"--connect-timeout must be a number of seconds > 0, got {args.connect_timeout:g}")
     for option, path in (("--output", args.output), ("--summary", args.summary)):
         if path is not None:
@@ -92,12 +91,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--policy: two policies have the same name; give each file a different name")
     try:
         from cupel.distributed import connect, render_summary, replay, write_results
-        from cupel.distributed.scheduler import SchedulerUnreachable, parse_scheduler
+        from cupel.distributed.scheduler import DEFAULT_CONNECT_TIMEOUT, SchedulerUnreachable, parse_scheduler
 
         parse_scheduler(args.scheduler)
         blocksize = _blocksize(args.blocksize)
         budgets = args.budget or [None]
-        with connect(args.scheduler, args.jobs, connect_timeout=args.connect_timeout) as runner:
+        timeout = DEFAULT_CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
+        with connect(args.scheduler, args.jobs, connect_timeout=timeout) as runner:
             result = replay(
                 args.sessions,
                 policies,

@@ -15,6 +15,7 @@ input size cap per line.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -80,6 +81,12 @@ def _strict_json(text: str | bytes, source: str, line: int | None = None) -> Any
     """JSON text read by :mod:`cupel._input`; any problem is a :class:`MalformedSession` naming ``source``."""
     try:
         if isinstance(text, bytes):
+            if line is not None and line > 1 and text.startswith(codecs.BOM_UTF8):
+                # decode_text drops a leading mark; past the first line it is a stray U+FEFF, not JSON
+                raise _input.InputError(
+                    f"{source}: line {line}" if source else f"line {line}",
+                    "invalid JSON: a byte-order mark is allowed only at the start of the file",
+                )
             text = _input.decode_text(text, source, line=line)
         return _input.loads_json(text, source, line=line)
     except _input.InputError as error:
