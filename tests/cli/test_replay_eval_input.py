@@ -172,6 +172,27 @@ def test_a_non_finite_gold_weight_is_refused_in_one_line(tmp_path: Path, weight:
     assert error.startswith("cupel eval: cases.jsonl: line 1: invalid JSON: "), error
 
 
+@pytest.mark.parametrize(
+    ("gold", "message"),
+    [
+        ([{"index": 0, "weight": 1e308}, {"index": 1, "weight": 1e308}], "gold weights add up to more than"),
+        ([{"index": 0, "weight": 10**400}], "gold[0].weight must be a finite number > 0"),
+        ([[0]], "gold[0]: no message index [0]"),
+        ([{"index": {"a": 1}}], "gold[0]: no message index {'a': 1}"),
+    ],
+)
+def test_gold_weights_and_references_that_cannot_be_scored_are_refused(
+    tmp_path: Path, gold: list[object], message: str
+) -> None:
+    messages = [{"role": "user", "content": text} for text in ("hello", "again", "question")]
+    (tmp_path / "cases.jsonl").write_text(
+        json.dumps({**CHAT_CASE, "messages": messages, "gold": gold}) + "\n"
+    )
+    result = cupel("eval", "cases.jsonl", "--budget", "100", "--policy", "chat", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert one_line(result).startswith(f"cupel eval: cases.jsonl: line 1 (c1): {message}")
+
+
 def test_eval_reads_case_files_strictly(tmp_path: Path) -> None:
     (tmp_path / "cases.jsonl").write_bytes(
         json.dumps(CHAT_CASE).encode().replace(b"hello", b"hel\xfflo") + b"\n"

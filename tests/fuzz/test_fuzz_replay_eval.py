@@ -16,7 +16,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.fuzz.test_fuzz_inputs import POLICY, SESSION, fuzz_settings, in_directory, mutated, run_cli, small
+from tests.fuzz.test_fuzz_inputs import (
+    JSON_VALUES,
+    POLICY,
+    SCALARS,
+    SESSION,
+    fuzz_settings,
+    generated_messages,
+    in_directory,
+    mutated,
+    run_cli,
+    small,
+)
 
 pytest.importorskip("dask")
 
@@ -43,8 +54,23 @@ CASES = b"\n".join(
 )
 
 
+@st.composite
+def generated_sessions(draw: st.DrawFn) -> bytes:
+    """Session lines from scratch: the session keys with arbitrary values, items and transcripts."""
+    keys = st.sampled_from(["id", "items", "messages", "budget", "gold", "other"])
+    lines = []
+    for _ in range(draw(st.integers(1, 4))):
+        record = draw(st.dictionaries(keys, JSON_VALUES, max_size=4))
+        if draw(st.booleans()):
+            record["messages"] = json.loads(draw(generated_messages()))
+        if draw(st.booleans()):
+            record["budget"] = {"maxTokens": draw(st.integers(-5, 300)), "targetTokens": draw(SCALARS)}
+        lines.append(json.dumps(record))
+    return "\n".join(lines).encode()
+
+
 @fuzz_settings(0.5)
-@given(data=mutated(SESSION_LINES))
+@given(data=st.one_of(mutated(SESSION_LINES), generated_sessions()))
 def test_fuzz_replay_lines(data: bytes) -> None:
     def run(directory: Path) -> None:
         (directory / "s.jsonl").write_bytes(data)
@@ -73,8 +99,31 @@ def _no_bare_nan(text: str) -> None:
     json.loads(text, parse_constant=refuse)
 
 
+@st.composite
+def generated_cases(draw: st.DrawFn) -> bytes:
+    """Case lines from scratch: arbitrary transcripts or items, gold entries with arbitrary weights."""
+    lines = []
+    for number in range(draw(st.integers(1, 3))):
+        case: dict[str, object] = {"id": f"c{number}"}
+        if draw(st.booleans()):
+            case["messages"] = json.loads(draw(generated_messages()))
+            refs: st.SearchStrategy[object] = st.integers(-1, 6)
+            key = "index"
+        else:
+            case["items"] = [
+                {"id": f"i{n}", "content": draw(st.text(max_size=10)), "tokens": draw(st.integers(-2, 50))}
+                for n in range(draw(st.integers(1, 4)))
+            ]
+            refs, key = st.sampled_from(["i0", "i1", "i9", 0]), "id"
+        case["gold"] = draw(
+            st.lists(refs | st.fixed_dictionaries({key: refs, "weight": SCALARS}) | JSON_VALUES, max_size=3)
+        )
+        lines.append(json.dumps(case))
+    return "\n".join(lines).encode()
+
+
 @fuzz_settings(0.75)
-@given(data=mutated(CASES), output=st.sampled_from(["json", "text"]))
+@given(data=st.one_of(mutated(CASES), generated_cases()), output=st.sampled_from(["json", "text"]))
 def test_fuzz_eval_case_files(data: bytes, output: str) -> None:
     def run(directory: Path) -> None:
         (directory / "cases.jsonl").write_bytes(data)

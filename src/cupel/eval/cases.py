@@ -69,8 +69,12 @@ class EvalCase:
         for element, weight in self.gold.items():
             if not 0 <= element < size:
                 raise CaseFormatError(f"case {self.id!r}: gold element {element} out of range 0..{size - 1}")
-            if not weight > 0:
-                raise CaseFormatError(f"case {self.id!r}: gold weight must be > 0, got {weight!r}")
+            if not 0 < weight < math.inf:
+                raise CaseFormatError(
+                    f"case {self.id!r}: gold weight must be a finite number > 0, got {weight!r}"
+                )
+        if sum(self.gold.values()) == math.inf:  # recall divides by the total
+            raise CaseFormatError(f"case {self.id!r}: gold weights add up to more than the largest float")
         if self.provider not in PROVIDERS:
             raise CaseFormatError(
                 f"case {self.id!r}: provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}"
@@ -153,16 +157,27 @@ def _gold(entries: object, where: str, resolve: Mapping[Any, int], key: str) -> 
             ref, weight = entry[key], entry.get("weight", 1.0)
         else:
             ref = entry
-        if isinstance(ref, bool) or ref not in resolve:
+        if isinstance(ref, bool) or not isinstance(ref, int | str) or ref not in resolve:
             what = "message index" if key == "index" else "item id"
             raise _fail(where, f"gold[{position}]: no {what} {ref!r}")
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight < math.inf:
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not 0 < _as_float(weight) < math.inf
+        ):
             raise _fail(where, f"gold[{position}].weight must be a finite number > 0, got {weight!r}")
         element = resolve[ref]
         if element in gold:
             raise _fail(where, f"gold[{position}]: {ref!r} is listed twice")
         gold[element] = float(weight)
     return gold
+
+
+def _as_float(number: float) -> float:
+    try:
+        return float(number)
+    except OverflowError:  # an integer beyond the double range
+        return math.inf
 
 
 _CASE_KEYS = frozenset({"id", "tags", "question", "provider", "messages", "items", "gold", "answer"})
