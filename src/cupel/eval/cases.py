@@ -27,6 +27,7 @@ __all__ = [
     "EvalCase",
     "case_from_dict",
     "load_cases",
+    "read_case_text",
     "read_cases",
     "write_cases",
 ]
