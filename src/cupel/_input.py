@@ -30,6 +30,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "SURROGATE_ESCAPE",
     "InputError",
+    "check_depth",
     "check_unicode",
     "decode_text",
     "loads_json",
@@ -126,16 +127,23 @@ def read_stream(handle: BinaryIO, name: str, *, max_bytes: int | None = None) ->
             )
 
 
-def decode_text(data: bytes, source: str) -> str:
-    """Strict UTF-8, one leading byte-order mark dropped; errors give the line and byte offset."""
+def decode_text(data: bytes, source: str, *, line: int | None = None) -> str:
+    """Strict UTF-8, one leading byte-order mark dropped; errors give the line and byte offset.
+
+    ``line`` is the physical line number of ``data`` in a JSON Lines input; the offset is then the line's.
+    """
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
+        byte = f"invalid byte 0x{data[error.start]:02x}"
+        if line is not None:
+            raise InputError(
+                f"{source}: line {line}" if source else f"line {line}",
+                f"not UTF-8 text ({byte} at byte offset {error.start} of the line)",
+            ) from None
+        row = data[: error.start].count(b"\n") + 1
         raise InputError(
-            source,
-            f"not UTF-8 text (invalid byte 0x{data[error.start]:02x} at line {line}, "
-            f"byte offset {error.start})",
+            source, f"not UTF-8 text ({byte} at line {row}, byte offset {error.start})"
         ) from None
 
 
@@ -247,6 +255,28 @@ def _check_depth(text: str, where: str) -> None:
         brackets = brackets.replace(b"[]", b"\0").replace(b"{}", b"\0").replace(b"\0", b"")
     if brackets:
         raise InputError(where, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def check_depth(data: Any, where: str, what: str = "JSON") -> int:
+    """How deep lists and dicts nest in parsed ``data`` (a scalar is 0); deeper than the limit raises.
+
+    The same limit as for JSON text, for documents parsed otherwise (TOML) or built in Python.
+    """
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            members: Any = value.values()
+        elif isinstance(value, list | tuple):
+            members = value
+        else:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise InputError(where, f"{what} nested deeper than {MAX_JSON_DEPTH} levels")
+        deepest = max(deepest, depth)
+        stack.extend((member, depth + 1) for member in members)
+    return deepest
 
 
 def _check_surrogates(data: Any, where: str) -> None:

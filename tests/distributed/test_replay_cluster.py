@@ -95,8 +95,17 @@ def test_bag_and_dataframe_inputs_give_the_same_rows_whatever_their_partitions(
     client: Client, lines: list[str], local_rows: list[dict[str, Any]]
 ) -> None:
     def without_source(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        # A session without an id is named source:line, and only the source differs between inputs.
-        renamed = [{**row, "session_id": row["session_id"].split(":")[-1], "source": None} for row in rows]
+        # A session without an id is named source:line, and an error names its source: only the source
+        # differs between inputs.
+        renamed = [
+            {
+                **row,
+                "session_id": row["session_id"].split(":")[-1],
+                "source": None,
+                "error": row["error"] and row["error"].removeprefix(f"{row['source']}: "),
+            }
+            for row in rows
+        ]
         return sorted(renamed, key=lambda row: (row["session_id"], row["policy"], row["budget"]))
 
     expected = without_source(local_rows)

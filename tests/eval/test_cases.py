@@ -50,7 +50,7 @@ def test_round_trip(case: dict[str, object]) -> None:
         ({"gold": []}, "cases: line 1 (c1): gold must be a non-empty array, got []"),
         (
             {"gold": [{"index": 0, "weight": 0}]},
-            "cases: line 1 (c1): gold[0].weight must be a number > 0, got 0",
+            "cases: line 1 (c1): gold[0].weight must be a finite number > 0, got 0",
         ),
         ({"gold": [0, 0]}, "cases: line 1 (c1): gold[1]: 0 is listed twice"),
         ({"items": []}, "cases: line 1 (c1): give exactly one of 'messages' or 'items'"),
@@ -78,7 +78,7 @@ def test_item_errors_and_duplicate_ids() -> None:
         case_from_dict({**ITEMS, "gold": ["zz"]})
     with pytest.raises(CaseFormatError, match="line 2: case id 'c1' is used twice"):
         read_cases(json.dumps(CHAT) + "\n" + json.dumps(CHAT))
-    with pytest.raises(CaseFormatError, match="line 1: invalid JSON"):
+    with pytest.raises(CaseFormatError, match="invalid JSON at line 1, column 2"):
         read_cases("{nope")
 
 

@@ -27,7 +27,11 @@ EXIT_INTERRUPTED = 130
 
 #: Every exit status the command line uses and what it means; docs/cli.md's table is checked against it.
 EXIT_STATUSES = {
-    EXIT_OK: "success",
+    EXIT_OK: (
+        "success; for `replay`, also when sessions were malformed or their selection failed (they are "
+        "error rows, counted in the summary); for `eval`, also when a policy's selection failed on a case "
+        "(scored as keeping nothing, the error in the report)"
+    ),
     EXIT_PIPELINE: (
         "the selection itself failed: pinned items over `max - reserve`, an overflow under "
         '`overflow_strategy = "throw"`, a count requirement under `scarcity = "throw"`, a knapsack table '
@@ -37,7 +41,11 @@ EXIT_STATUSES = {
         "bad input or usage: an unreadable, oversized or non-UTF-8 file, invalid JSON or TOML (with line "
         "and column), a missing or mistyped field (with the item index and field name), an invalid budget, "
         "an unknown policy (with the list of presets), an invalid policy file, a malformed chat transcript, "
-        "a misbehaving custom component, a bad option"
+        "a misbehaving custom component, a bad option, an output file that cannot be written (`-o`, "
+        "`--summary`, `--html`: the path and the cause; the old file is kept); `replay`: no session file "
+        "matches, a `--scheduler` address that does not answer within `--connect-timeout`, no `dask` extra; "
+        "`eval`: an invalid case (file, line and case id); `index`: a path or index database that cannot be "
+        "read"
     ),
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }

@@ -21,6 +21,7 @@ from cupel.cli._common import (
     resolve_policy,
 )
 from cupel.cli._html import render_html
+from cupel.cli._output import writing
 from cupel.cli._terminal import fit, ljust, terminal_safe
 from cupel.diagnostics.reasons import NegativeTokens
 from cupel.diagnostics.report import SelectionReport
@@ -85,14 +86,8 @@ def run(args: argparse.Namespace) -> int:
             from cupel.cli._html_turns import turn_tables
 
             entries = turn_tables(report)
-        try:
+        with writing("--html", args.html):
             write_atomic(path, render_html(report, budget, args.policy, entries))
-        except OSError as error:
-            raise CliError(f"--html {args.html}: cannot write ({error.strerror or error})") from None
-        except UnicodeEncodeError as error:
-            raise CliError(
-                f"--html {args.html}: not written, the report is not valid Unicode ({error.reason})"
-            ) from None
         print(f"wrote {path}", file=sys.stderr)
     return 0
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any
 
 from cupel._atomic import write_atomic
 from cupel.cli._common import POLICY_HELP, CliError, resolve_policy
+from cupel.cli._output import check_output, writing
 from cupel.errors import CupelError
 
 
@@ -43,6 +45,12 @@ def register(subcommands: Any) -> None:
         help="a dask.distributed scheduler address, or local[:N] for a local cluster of N worker processes",
     )
     parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds a --scheduler ADDRESS has to answer before the replay gives up (default 5)",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=os.cpu_count() or 1,
@@ -73,17 +81,23 @@ def register(subcommands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise CliError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
+        raise CliError(f"--connect-timeout must be a number of seconds > 0, got {args.connect_timeout:g}")
+    for option, path in (("--output", args.output), ("--summary", args.summary)):
+        if path is not None:
+            check_output(option, path)
     policies = dict(resolve_policy(spec) for spec in (args.policy or ["chat"]))
     if len(policies) != len(args.policy or ["chat"]):
         raise CliError("--policy: two policies have the same name; give each file a different name")
     try:
         from cupel.distributed import connect, render_summary, replay, write_results
-        from cupel.distributed.scheduler import parse_scheduler
+        from cupel.distributed.scheduler import DEFAULT_CONNECT_TIMEOUT, SchedulerUnreachable, parse_scheduler
 
         parse_scheduler(args.scheduler)
         blocksize = _blocksize(args.blocksize)
         budgets = args.budget or [None]
-        with connect(args.scheduler, args.jobs) as runner:
+        timeout = DEFAULT_CONNECT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
+        with connect(args.scheduler, args.jobs, connect_timeout=timeout) as runner:
             result = replay(
                 args.sessions,
                 policies,
@@ -93,9 +107,12 @@ def run(args: argparse.Namespace) -> int:
                 blocksize=blocksize,
             )
             if args.output is not None:
-                write_results(result, args.output)
+                with writing("--output", args.output):
+                    write_results(result, args.output)
     except ImportError as error:
         raise CliError(str(error)) from None
+    except SchedulerUnreachable as error:
+        raise CliError(f"--scheduler: {error}") from None
     except (ValueError, FileNotFoundError, TypeError) as error:
         if isinstance(error, CupelError):
             raise CliError(str(error)) from None
@@ -104,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if args.summary is None:
         sys.stdout.write(text)
     else:
-        write_atomic(args.summary, text)
+        with writing("--summary", args.summary):
+            write_atomic(args.summary, text)
     return 0
 
 

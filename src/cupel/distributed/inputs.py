@@ -15,8 +15,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from cupel import _input
 from cupel.distributed._extra import require
 from cupel.distributed.partition import RawSession
+from cupel.distributed.sessions import OversizedLine
 
 __all__ = ["SessionsLike", "session_partitions"]
 
@@ -115,21 +117,37 @@ def _jsonl_blocks(paths: list[str], blocksize: int, scheduler: Any) -> list[Any]
     return partitions
 
 
-def _block_lines(path: str, start: int, end: int) -> list[bytes]:
-    """The lines that start at a byte offset in ``[start, end)``."""
-    lines = []
+def _block_lines(path: str, start: int, end: int) -> list[bytes | OversizedLine]:
+    """The lines that start at a byte offset in ``[start, end)``; a line over the input cap is not kept."""
+    limit = _input.max_input_bytes()
+    lines: list[bytes | OversizedLine] = []
     with open(path, "rb") as stream:
         if start > 0:
             stream.seek(start - 1)
-            stream.readline()  # the rest of the line that began before ``start`` belongs to the block before
+            _skip_line(stream)  # the rest of the line that began before ``start`` belongs to the block before
         position = stream.tell()
         while position < end:
-            line = stream.readline()
+            line = stream.readline(limit + 1)
             if not line:
                 break
-            lines.append(line)
-            position += len(line)
+            size = len(line)
+            if size > limit and not line.endswith(b"\n"):
+                size += _skip_line(stream)
+                lines.append(OversizedLine(size, limit))
+            else:
+                lines.append(line)
+            position += size
     return lines
+
+
+def _skip_line(stream: Any) -> int:
+    """Read up to the end of the current line in bounded chunks; returns the bytes read."""
+    skipped = 0
+    while True:
+        chunk = stream.readline(1 << 20)
+        skipped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return skipped
 
 
 def _count_lines(path: str, start: int, end: int) -> int:
@@ -140,9 +158,9 @@ def _read_block(path: str, start: int, end: int, first: int) -> list[RawSession]
     """The block's sessions numbered from ``first``; blank lines are skipped but counted."""
     name = os.path.basename(path)
     return [
-        RawSession(name, number, line.decode("utf-8", errors="replace"))
+        RawSession(name, number, line)  # bytes: decoded strictly where the session is read
         for number, line in enumerate(_block_lines(path, start, end), start=first)
-        if line.strip()
+        if isinstance(line, OversizedLine) or line.strip()
     ]
 
 

@@ -88,7 +88,7 @@ def replay_records(sessions: Iterable[RawSession], plan: ReplayPlan) -> list[dic
     for raw in sessions:
         base = {"source": raw.source, "line": raw.line}
         try:
-            record = session_record(raw.raw)
+            record = session_record(raw.raw, raw.source, raw.line)
             session_id = session_id_of(record, f"{raw.source}:{raw.line}")
             session: Session | None = parse_session(record, session_id)
             failure = ""
@@ -110,7 +110,7 @@ def replay_records(sessions: Iterable[RawSession], plan: ReplayPlan) -> list[dic
 def _fallback_id(raw: RawSession) -> str:
     """A malformed session keeps its ``id`` when one can be read, else ``source:line``."""
     try:
-        return session_id_of(session_record(raw.raw), f"{raw.source}:{raw.line}")
+        return session_id_of(session_record(raw.raw, raw.source, raw.line), f"{raw.source}:{raw.line}")
     except MalformedSession:
         return f"{raw.source}:{raw.line}"
 
@@ -199,18 +199,25 @@ _NO_GOLD = dict.fromkeys(GOLD_METRICS, float("nan"))
 def _gold_metrics(
     session: Session, window: Sequence[int], budget: ContextBudget, counter: Any
 ) -> dict[str, float]:
-    """``cupel eval``'s per-case metrics for the kept elements, NaN without gold labels."""
+    """``cupel eval``'s per-case metrics for the kept elements, NaN without gold labels.
+
+    Scored exactly as ``cupel eval`` scores them: identical elements are interchangeable.
+    """
     if session.gold is None:
         return dict(_NO_GOLD)
-    from cupel.eval import case_metrics
+    from cupel.eval.metrics import case_metrics, interchangeable
 
+    elements: Sequence[Any]
     if session.messages is not None:
         from cupel.chat import message_token_counts
 
+        elements = session.messages
         tokens = list(message_token_counts(session.messages, counter=counter))
     else:
         assert session.items is not None
+        elements = session.items
         tokens = [item.tokens for item in session.items]
-    metrics = case_metrics(window, tokens, session.gold, budget.target_tokens)
+    canon, gold = interchangeable(elements, session.gold, chat=session.messages is not None)
+    metrics = case_metrics([canon[element] for element in window], tokens, gold, budget.target_tokens)
     values = {name: metrics.value(name) for name in GOLD_METRICS}
     return {name: float("nan") if value is None else value for name, value in values.items()}

@@ -2,7 +2,9 @@
 
 ``None`` runs on Dask's multiprocessing scheduler (no cluster needed); ``local`` or ``local:N`` starts a
 ``LocalCluster`` of N single-threaded worker processes for the run; anything else is the address of a
-running ``dask.distributed`` scheduler (``tcp://host:8786``).
+running ``dask.distributed`` scheduler (``tcp://host:8786``), which must answer within the connect
+timeout (:data:`DEFAULT_CONNECT_TIMEOUT` seconds unless told otherwise) or :class:`SchedulerUnreachable`
+is raised.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from typing import Any
 
 from cupel.distributed._extra import require
 
-__all__ = ["Runner", "connect", "parse_scheduler"]
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "Runner", "SchedulerUnreachable", "connect", "parse_scheduler"]
+
+#: Seconds to wait for a scheduler at an address to answer.
+DEFAULT_CONNECT_TIMEOUT = 5.0
+
+
+class SchedulerUnreachable(ConnectionError):
+    """No scheduler answered at the address within the connect timeout; the message names the address."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +54,17 @@ def parse_scheduler(spec: str | None) -> tuple[str, int | str | None]:
 
 
 @contextlib.contextmanager
-def connect(spec: str | None, jobs: int = 1) -> Iterator[Runner]:
-    """A :class:`Runner` for ``spec`` (see the module docstring); a local cluster is closed afterwards."""
+def connect(
+    spec: str | None, jobs: int = 1, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+) -> Iterator[Runner]:
+    """A :class:`Runner` for ``spec`` (see the module docstring); a local cluster is closed afterwards.
+
+    ``connect_timeout``: seconds a scheduler at an address has to answer.
+    """
+    if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, int | float):
+        raise TypeError(f"connect_timeout: expected a number of seconds, got {connect_timeout!r}")
+    if not 0 < connect_timeout < float("inf"):
+        raise ValueError(f"connect_timeout: expected a number of seconds > 0, got {connect_timeout!r}")
     kind, value = parse_scheduler(spec)
     if kind == "processes":
         dask = require("dask")
@@ -67,5 +85,13 @@ def connect(spec: str | None, jobs: int = 1) -> Iterator[Runner]:
         ):
             yield Runner(client=client, workers=workers)
         return
-    with distributed.Client(value) as client:
+    try:
+        client = distributed.Client(value, timeout=connect_timeout)
+    except (OSError, ValueError, TypeError) as error:  # nothing listens, or not an address
+        cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+        detail = "" if cause.startswith("Timed out") else f" ({cause})"
+        raise SchedulerUnreachable(
+            f"no scheduler answered at {value} within {connect_timeout:g} s{detail}"
+        ) from None
+    with client:
         yield Runner(client=client, workers=len(client.scheduler_info().get("workers", {})))

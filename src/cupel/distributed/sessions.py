@@ -7,23 +7,36 @@ is a string or a whole number, else its position in ``items``; a message's id is
 transcript. A session with ``gold`` labels is a ``cupel eval`` case and is read by
 :func:`cupel.eval.case_from_dict` (gold ids or indices, optional weights). Anything that cannot be
 read is a :class:`MalformedSession`, which becomes an error row.
+
+Lines and JSON text fields are read by :mod:`cupel._input`, like every other input: strict UTF-8,
+RFC 8259 JSON (no ``NaN``, ``Infinity`` or ``1e400``), at most 128 levels of nesting, and at most the
+input size cap per line.
 """
 
 from __future__ import annotations
 
-import json
+import codecs
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cupel import _input
 from cupel.errors import CupelError
 from cupel.model import ContextBudget, ContextItem
 
-__all__ = ["MalformedSession", "Session", "parse_session"]
+__all__ = ["MalformedSession", "OversizedLine", "Session", "parse_session"]
 
 
 class MalformedSession(ValueError):
     """A session that cannot be read: the message names the field and the value."""
+
+
+@dataclass(frozen=True, slots=True)
+class OversizedLine:
+    """A JSON line longer than the input size cap, read no further than the cap (``size``: its length)."""
+
+    size: int
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,15 +77,26 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _strict_json(text: str | bytes, source: str, line: int | None = None) -> Any:
+    """JSON text read by :mod:`cupel._input`; any problem is a :class:`MalformedSession` naming ``source``."""
+    try:
+        if isinstance(text, bytes):
+            if line is not None and line > 1 and text.startswith(codecs.BOM_UTF8):
+                # decode_text drops a leading mark; past the first line it is a stray U+FEFF, not JSON
+                raise _input.InputError(
+                    f"{source}: line {line}" if source else f"line {line}",
+                    "invalid JSON: a byte-order mark is allowed only at the start of the file",
+                )
+            text = _input.decode_text(text, source, line=line)
+        return _input.loads_json(text, source, line=line)
+    except _input.InputError as error:
+        raise MalformedSession(str(error)) from None
+
+
 def _decoded(value: Any, field: str) -> Any:
     """A field given as JSON text (a Parquet string column) is parsed; anything else is taken as it is."""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8")
-    if isinstance(value, str) and field != "id":
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError as error:
-            raise MalformedSession(f"{field}: invalid JSON at column {error.colno}: {error.msg}") from None
+    if isinstance(value, str | bytes) and field != "id":
+        return _strict_json(value, field)
     # Lists and dicts came from JSON and are plain already; anything else (numpy arrays from Parquet) is not.
     return value if isinstance(value, list | dict) else _plain(value)
 
@@ -81,15 +105,19 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
-def session_record(raw: Any) -> dict[str, Any]:
-    """A session's JSON line (text) or record (mapping) as a plain dict; malformed JSON raises."""
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8")
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise MalformedSession(f"invalid JSON at column {error.colno}: {error.msg}") from None
+def session_record(raw: Any, source: str = "", line: int | None = None) -> dict[str, Any]:
+    """A session's JSON line (bytes or text) or record (mapping) as a plain dict; malformed input raises.
+
+    ``source`` and ``line`` (the physical line in a file) start the message of a line that cannot be read.
+    """
+    if isinstance(raw, OversizedLine):
+        where = f"{source}: line {line}: " if source and line is not None else f"{source}: " if source else ""
+        raise MalformedSession(
+            f"{where}line of {raw.size} bytes is larger than the input size cap ({raw.limit} bytes); "
+            f"set {_input.MAX_INPUT_ENV} to a larger size to read it"
+        )
+    if isinstance(raw, str | bytes):
+        raw = _strict_json(raw, source, line)
     if not isinstance(raw, Mapping):
         raise MalformedSession(f"expected a JSON object with 'items' or 'messages', got {_json_type(raw)}")
     return {str(key): value for key, value in raw.items() if not _missing(value)}
@@ -176,4 +204,5 @@ def _budget(record: Mapping[str, Any]) -> ContextBudget | None:
     try:
         return ContextBudget.from_dict(_decoded(record["budget"], "budget"))
     except CupelError as error:
-        raise MalformedSession(f"budget: {error}") from None
+        message = str(error)
+        raise MalformedSession(message if message.startswith("budget") else f"budget: {message}") from None

@@ -8,11 +8,13 @@ The JSON Lines form is described by :data:`cupel.eval.schema.CASE_SCHEMA` and do
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cupel import _input
 from cupel.errors import CupelError, InvalidConfigurationError
 from cupel.model import ContextItem, _ReadOnlyMap
 from cupel.tokens.base import CounterLike
@@ -25,6 +27,7 @@ __all__ = [
     "EvalCase",
     "case_from_dict",
     "load_cases",
+    "read_case_text",
     "read_cases",
     "write_cases",
 ]
@@ -67,8 +70,12 @@ class EvalCase:
         for element, weight in self.gold.items():
             if not 0 <= element < size:
                 raise CaseFormatError(f"case {self.id!r}: gold element {element} out of range 0..{size - 1}")
-            if not weight > 0:
-                raise CaseFormatError(f"case {self.id!r}: gold weight must be > 0, got {weight!r}")
+            if not 0 < weight < math.inf:
+                raise CaseFormatError(
+                    f"case {self.id!r}: gold weight must be a finite number > 0, got {weight!r}"
+                )
+        if sum(self.gold.values()) == math.inf:  # recall divides by the total
+            raise CaseFormatError(f"case {self.id!r}: gold weights add up to more than the largest float")
         if self.provider not in PROVIDERS:
             raise CaseFormatError(
                 f"case {self.id!r}: provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}"
@@ -151,11 +158,15 @@ def _gold(entries: object, where: str, resolve: Mapping[Any, int], key: str) -> 
             ref, weight = entry[key], entry.get("weight", 1.0)
         else:
             ref = entry
-        if isinstance(ref, bool) or ref not in resolve:
+        if isinstance(ref, bool) or not isinstance(ref, int | str) or ref not in resolve:
             what = "message index" if key == "index" else "item id"
             raise _fail(where, f"gold[{position}]: no {what} {ref!r}")
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
-            raise _fail(where, f"gold[{position}].weight must be a number > 0, got {weight!r}")
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not 0 < _as_float(weight) < math.inf
+        ):
+            raise _fail(where, f"gold[{position}].weight must be a finite number > 0, got {weight!r}")
         element = resolve[ref]
         if element in gold:
             raise _fail(where, f"gold[{position}]: {ref!r} is listed twice")
@@ -163,11 +174,29 @@ def _gold(entries: object, where: str, resolve: Mapping[Any, int], key: str) -> 
     return gold
 
 
+def _as_float(number: float) -> float:
+    try:
+        return float(number)
+    except OverflowError:  # an integer beyond the double range
+        return math.inf
+
+
 _CASE_KEYS = frozenset({"id", "tags", "question", "provider", "messages", "items", "gold", "answer"})
 
 
 def case_from_dict(record: object, where: str = "case", counter: CounterLike | None = None) -> EvalCase:
-    """Read one case object; items without ``tokens`` are counted with ``counter`` (chars/4 by default)."""
+    """Read one case object; items without ``tokens`` are counted with ``counter`` (chars/4 by default).
+
+    A transcript chat selection cannot read (a message of an unknown role, a tool result without its
+    call...) is refused here, with ``where`` and the case id, not later when it is evaluated.
+    """
+    return _case_from_dict(record, where, counter, check_transcript=True)
+
+
+def _case_from_dict(
+    record: object, where: str, counter: CounterLike | None, *, check_transcript: bool
+) -> EvalCase:
+    """:func:`case_from_dict`; loaders that build plain-text transcripts themselves skip the check."""
     from cupel import wire
 
     if not isinstance(record, Mapping):
@@ -193,6 +222,8 @@ def case_from_dict(record: object, where: str = "case", counter: CounterLike | N
         for index, message in enumerate(messages):
             if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
                 raise _fail(where, f"messages[{index}] must be an object with a string 'role'")
+        if check_transcript:
+            _check_transcript(messages, where, counter)
         resolve = {index: index for index in range(len(messages))}
         gold = _gold(record.get("gold"), where, resolve, "index")
         return _build(
@@ -243,6 +274,16 @@ def case_from_dict(record: object, where: str = "case", counter: CounterLike | N
     )
 
 
+def _check_transcript(messages: Sequence[Mapping[str, Any]], where: str, counter: CounterLike | None) -> None:
+    """A transcript chat selection cannot read is the case file's fault: say where it is, at read time."""
+    from cupel.chat import messages_to_items
+
+    try:
+        messages_to_items(messages, counter=counter)
+    except CupelError as error:
+        raise _fail(where, str(error)) from None
+
+
 def _build(where: str, **fields: Any) -> EvalCase:
     try:
         return EvalCase(**fields)
@@ -251,18 +292,22 @@ def _build(where: str, **fields: Any) -> EvalCase:
 
 
 def read_cases(text: str, source: str = "cases", counter: CounterLike | None = None) -> list[EvalCase]:
-    """Cases from JSON Lines text (blank lines and lines starting with ``//`` are skipped)."""
+    """Cases from JSON Lines text (blank lines and lines starting with ``//`` are skipped).
+
+    Each line is read by :func:`cupel._input.loads_json` (RFC 8259, no ``NaN``/``Infinity``/``1e400``,
+    nesting limit); lines end at ``\\n`` only, so errors name the physical line.
+    """
     cases: list[EvalCase] = []
     seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("//"):
             continue
         where = f"{source}: line {number}"
         try:
-            record = json.loads(stripped)
-        except json.JSONDecodeError as error:
-            raise _fail(where, f"invalid JSON at column {error.colno}: {error.msg}") from None
+            record = _input.loads_json(stripped, source, line=number)
+        except _input.InputError as error:
+            raise CaseFormatError(str(error)) from None
         case = case_from_dict(record, where, counter)
         if case.id in seen:
             raise _fail(where, f"case id {case.id!r} is used twice")
@@ -275,8 +320,15 @@ def read_cases(text: str, source: str = "cases", counter: CounterLike | None = N
 
 def load_cases(path: str | Path, counter: CounterLike | None = None) -> list[EvalCase]:
     """Cases from a JSON Lines file."""
-    path = Path(path)
-    return read_cases(path.read_text(encoding="utf-8"), str(path), counter)
+    return read_cases(read_case_text(path), str(path), counter)
+
+
+def read_case_text(path: str | Path) -> str:
+    """A case file's text through :mod:`cupel._input` (strict UTF-8, size cap); problems are case errors."""
+    try:
+        return _input.read_text(path)
+    except _input.InputError as error:
+        raise CaseFormatError(str(error)) from None
 
 
 def write_cases(path: str | Path, cases: Iterable[EvalCase]) -> None:

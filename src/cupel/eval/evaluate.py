@@ -21,7 +21,7 @@ from cupel.chat import INDICES_KEY, message_token_counts, messages_to_items, to_
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.eval.baselines import oracle_knapsack, random_units, recent_items, recent_messages
 from cupel.eval.cases import EvalCase
-from cupel.eval.metrics import CaseMetrics, case_metrics
+from cupel.eval.metrics import CaseMetrics, case_metrics, interchangeable
 from cupel.eval.result import BASELINES, EvalResult, Run
 from cupel.eval.validity import transcript_problems
 from cupel.model import ContextBudget, ContextItem
@@ -111,11 +111,6 @@ class _Prepared:
         return [self.positions[id(message)] for message in messages], messages
 
 
-def _canonical(keys: Sequence[object]) -> list[int]:
-    first: dict[object, int] = {}
-    return [first.setdefault(key, element) for element, key in enumerate(keys)]
-
-
 def _prepare(case: EvalCase, counter: CounterLike | None) -> _Prepared:
     if case.messages is not None:
         messages = case.messages
@@ -123,21 +118,14 @@ def _prepare(case: EvalCase, counter: CounterLike | None) -> _Prepared:
         units = [tuple(item.metadata[INDICES_KEY]) for item in items]
         tokens = message_token_counts(messages, counter=counter)
         positions = {id(message): index for index, message in enumerate(messages)}
-        keys: list[object] = [
-            (message.get("role"), content) if isinstance(content := message.get("content"), str) else n
-            for n, message in enumerate(messages)
-        ]
+        canon, gold = interchangeable(messages, case.gold, chat=True)
     else:
         assert case.items is not None
         items = list(case.items)
         units = [(n,) for n in range(len(items))]
         tokens = [item.tokens for item in items]
         positions = {id(item): index for index, item in enumerate(items)}
-        keys = [item.content for item in items]
-    canon = _canonical(keys)
-    gold: dict[int, float] = {}
-    for element, weight in case.gold.items():
-        gold[canon[element]] = max(weight, gold.get(canon[element], 0.0))
+        canon, gold = interchangeable(items, case.gold, chat=False)
     return _Prepared(case, items, units, tokens, positions, canon, gold)
 
 

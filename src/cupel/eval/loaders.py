@@ -15,13 +15,20 @@ In both, the question is appended as the last user message (pinned by chat selec
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cupel.eval.cases import CaseFormatError, EvalCase, case_from_dict, read_cases
+from cupel import _input
+from cupel.eval.cases import (
+    CaseFormatError,
+    EvalCase,
+    _case_from_dict,
+    case_from_dict,
+    read_case_text,
+    read_cases,
+)
 from cupel.tokens.base import CounterLike
 
 __all__ = [
@@ -35,6 +42,7 @@ __all__ = [
 ]
 
 _SESSION = re.compile(r"^session_(\d+)$")
+_LONGMEMEVAL_ROLES = ("user", "assistant", "system")
 
 
 def _fail(where: str, message: str) -> CaseFormatError:
@@ -65,7 +73,10 @@ def longmemeval_cases(data: object, source: str = "longmemeval") -> list[EvalCas
             for turn in session:
                 if not isinstance(turn, Mapping) or not isinstance(turn.get("content"), str):
                     raise _fail(where, "every turn must be an object with string 'role' and 'content'")
-                messages.append({"role": str(turn.get("role", "user")), "content": turn["content"]})
+                role = turn.get("role", "user")
+                if role not in _LONGMEMEVAL_ROLES:
+                    raise _fail(where, f"a turn's role must be user, assistant or system, got {role!r}")
+                messages.append({"role": role, "content": turn["content"]})
                 if turn.get("has_answer"):
                     marked.append(len(messages) - 1)
                 if session_id is not None and session_id in answer_sessions:
@@ -79,11 +90,9 @@ def longmemeval_cases(data: object, source: str = "longmemeval") -> list[EvalCas
         question_type = record.get("question_type")
         tags = ["longmemeval", *([question_type] if isinstance(question_type, str) else [])]
         case_id = str(record.get("question_id", f"longmemeval-{number}"))
-        cases.append(
-            case_from_dict(
-                {"id": case_id, "tags": tags, "question": question, "messages": messages, "gold": gold}, where
-            )
-        )
+        case_record = {"id": case_id, "tags": tags, "question": question, "messages": messages, "gold": gold}
+        # Plain-text turns with checked roles: chat selection reads them, no need to convert them twice.
+        cases.append(_case_from_dict(case_record, where, None, check_transcript=False))
     return cases
 
 
@@ -138,28 +147,26 @@ def locomo_cases(data: object, source: str = "locomo") -> list[EvalCase]:
             # Published descriptions of the category numbers disagree, so the tag keeps the number.
             tags = ["locomo", *([f"category-{category}"] if category is not None else [])]
             record_messages = [*messages, {"role": "user", "content": qa["question"]}]
+            case_record = {
+                "id": f"{sample}-q{position + 1}",
+                "tags": tags,
+                "question": qa["question"],
+                "messages": record_messages,
+                "gold": gold,
+            }
+            # The loader wrote this transcript (plain user/assistant text): no need to check it again.
             cases.append(
-                case_from_dict(
-                    {
-                        "id": f"{sample}-q{position + 1}",
-                        "tags": tags,
-                        "question": qa["question"],
-                        "messages": record_messages,
-                        "gold": gold,
-                    },
-                    f"{where}.qa[{position}]",
-                )
+                _case_from_dict(case_record, f"{where}.qa[{position}]", None, check_transcript=False)
             )
     return cases
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, text: str | None = None) -> Any:
+    """The file's JSON by :func:`cupel._input.loads_json` (RFC 8259, nesting limit)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise _fail(
-            str(path), f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None
+        return _input.loads_json(read_case_text(path) if text is None else text, str(path))
+    except _input.InputError as error:
+        raise CaseFormatError(str(error)) from None
 
 
 def load_longmemeval(path: str | Path) -> list[EvalCase]:
@@ -177,10 +184,10 @@ def load_locomo(path: str | Path) -> list[EvalCase]:
 def load_any(path: str | Path, counter: CounterLike | None = None) -> list[EvalCase]:
     """Cases from a case JSON Lines file, a JSON array of cases, or a LongMemEval- or LoCoMo-style file."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_case_text(path)
     if path.suffix.lower() == ".jsonl" or not text.lstrip().startswith("["):
         return read_cases(text, str(path), counter)
-    data = _read_json(path)
+    data = _read_json(path, text)
     first = data[0] if isinstance(data, list) and data else None
     if isinstance(first, Mapping) and "haystack_sessions" in first:
         return longmemeval_cases(data, str(path))
@@ -198,4 +205,4 @@ def shipped_cases_path() -> Path:
 
 def shipped_cases(counter: CounterLike | None = None) -> list[EvalCase]:
     """The 45 hand-written cases (chat, agent/tool use, RAG, code review) shipped with cupel."""
-    return read_cases(shipped_cases_path().read_text(encoding="utf-8"), "shipped cases", counter)
+    return read_cases(read_case_text(shipped_cases_path()), "shipped cases", counter)

@@ -1,7 +1,9 @@
 """Per-case selection metrics (docs/eval.md, "Metrics").
 
 A selection is described by the elements it kept in window order (messages or items) and their token
-costs; gold maps the needed elements to their weights.
+costs; gold maps the needed elements to their weights. Identical elements are interchangeable
+(:func:`interchangeable`): keeping either copy of a gold element keeps the evidence. ``cupel eval`` and
+``cupel replay`` both score through this module, so they agree on every case.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["METRICS", "CaseMetrics", "case_metrics", "middle_exposure"]
+__all__ = ["METRICS", "CaseMetrics", "case_metrics", "interchangeable", "middle_exposure"]
 
 METRICS: tuple[str, ...] = (
     "recall_items",
@@ -56,6 +58,29 @@ class CaseMetrics:
         if self.error is not None:
             data["error"] = self.error
         return data
+
+
+def interchangeable(
+    elements: Sequence[Any], gold: Mapping[int, float], *, chat: bool
+) -> tuple[list[int], dict[int, float]]:
+    """Each element's first identical element, and gold keyed by those (the highest weight of the copies).
+
+    Messages (``chat``) are identical when role and text content are equal; items when content is equal.
+    Score a window by mapping its elements through the first list: a kept copy keeps the gold it repeats.
+    """
+    first: dict[object, int] = {}
+    canon: list[int] = []
+    for element, value in enumerate(elements):
+        if chat:
+            content = value.get("content")
+            key: object = (value.get("role"), content) if isinstance(content, str) else ("#", element)
+        else:
+            key = value.content
+        canon.append(first.setdefault(key, element))
+    by_copy: dict[int, float] = {}
+    for element, weight in gold.items():
+        by_copy[canon[element]] = max(weight, by_copy.get(canon[element], 0.0))
+    return canon, by_copy
 
 
 def middle_exposure(window: Sequence[int], tokens: Sequence[int], gold: Mapping[int, float]) -> float | None:

@@ -105,6 +105,7 @@ def policy_from_dict(data: Mapping[str, Any], *, time_provider: TimeProvider | N
     ``time_provider`` (default: the system clock). Raises :class:`PolicyFileError`.
     """
     reader = _Reader(_check_time_provider(time_provider))
+    depth = _nesting(data, "policy")
     root = _table(data, "")
     _check_keys(root, "", _TOP_KEYS, "a policy")
     if "$schema" in root:
@@ -158,7 +159,23 @@ def policy_from_dict(data: Mapping[str, Any], *, time_provider: TimeProvider | N
     chat = base.chat if base is not None else None
     if "chat" in root:
         chat = _read_chat(root["chat"], chat)
-    return _construct("", Policy, scorer, slicer, placer, deduplication, overflow, chat)
+    policy: Policy = _construct("", Policy, scorer, slicer, placer, deduplication, overflow, chat)
+    if depth > _CANONICAL_MARGIN:
+        # Written out, a string shorthand becomes a table: the canonical document must stay readable too.
+        _nesting(policy_to_dict(policy), "policy")
+    return policy
+
+
+#: A document nested at most this deep has a canonical form within the nesting limit.
+_CANONICAL_MARGIN = _input.MAX_JSON_DEPTH - 8
+
+
+def _nesting(data: object, what: str) -> int:
+    """The one nesting limit of every policy, whatever its format (:data:`cupel._input.MAX_JSON_DEPTH`)."""
+    try:
+        return _input.check_depth(data, "", what)
+    except _input.InputError as error:
+        raise PolicyFileError("", error.problem) from None
 
 
 def _read_chat(value: object, base: ChatSettings | None) -> ChatSettings:
@@ -203,15 +220,17 @@ def _parse_toml(text: str) -> Any:
             ) from None
     try:
         _input.check_unicode(text, "")
-        return module.loads(text)
+        data = module.loads(text)
     except _input.InputError as error:
         raise PolicyFileError("", error.problem) from None
     except module.TOMLDecodeError as error:
         raise PolicyFileError("", f"invalid TOML: {error}") from None
-    except RecursionError:
-        raise PolicyFileError("", "invalid TOML: arrays or tables nested too deep") from None
+    except RecursionError:  # the reader gave up before the limit could be measured
+        raise PolicyFileError("", f"TOML nested deeper than {_input.MAX_JSON_DEPTH} levels") from None
     except ValueError as error:  # an integer beyond Python's digit limit
         raise PolicyFileError("", f"invalid TOML: {str(error).split(';')[0]}") from None
+    _nesting(data, "TOML")
+    return data
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
