@@ -98,7 +98,7 @@ def fts5_ranker(turns: list[tuple[str, str]], tokenize: str) -> Ranker:
     connection.executemany("INSERT INTO turns VALUES (?, ?)", turns)
 
     def rank(query: str, k: int) -> list[str]:
-        terms = query_terms(query)
+        terms = query_terms(connection, query)
         if not terms:
             return []
         expression = " OR ".join(f'"{term}"' for term in terms)

@@ -71,7 +71,8 @@ def random_store(seed: int, documents: int = 15) -> SqliteStore:
 
 
 def test_lexical_terms_are_documented_word_runs() -> None:
-    assert lexical_terms("Key-Rotation_v2, ÉTÉ ﬁle  42") == ["key", "rotation", "v2", "été", "file", "42"]
+    assert lexical_terms("Key-Rotation_v2, ÉTÉ ﬁle  42") == ["key", "rotation", "v2", "ete", "file", "42"]
+    assert lexical_terms("rotating the rotation", stemming=True) == ["rotat", "the", "rotat"]
 
 
 def test_bm25_equals_fts5_bm25_on_a_single_version() -> None:
@@ -287,3 +288,36 @@ def test_sqlite_vec_backend_matches_numpy() -> None:
                 == 1
             ]
             assert set(distinct) <= {h.chunk.id for h in theirs}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_older_versions_rank_exactly_as_fts5_ranked_them_when_they_were_newest(seed: int) -> None:
+    # The newest version is ranked by FTS5's bm25(); older ones by the exact path over both indexes.
+    rng = random.Random(seed)
+    queries = [" ".join(rng.sample(WORDS, rng.randint(1, 4))) for _ in range(8)] + ["rotating rotations"]
+    with SqliteStore(stemming=bool(seed % 2)) as store:
+        seen: dict[str, dict[str, list[tuple[str, float]]]] = {}
+        for _ in range(5):
+            with store.write() as writer:
+                for _ in range(rng.randint(1, 6)):
+                    doc = f"d{rng.randint(0, 9)}"
+                    if rng.random() < 0.2:
+                        writer.remove(doc)
+                        continue
+                    texts = [
+                        " ".join(rng.choices(WORDS, k=rng.randint(1, 20))) for _ in range(rng.randint(1, 3))
+                    ]
+                    writer.put(
+                        Document(doc, f"docs/{doc}.md"),
+                        [Chunk(f"{doc}#{n}", t, n) for n, t in enumerate(texts)],
+                    )
+            snapshot = store.snapshot()
+            seen[snapshot.state_root()] = {
+                query: sorted((hit[0].id, hit[2]) for hit in snapshot.lexical(query, 5)) for query in queries
+            }
+        # Same chunks, same floats (ties at the cut included); the order of ties is the caller's to break.
+        for root, expected in seen.items():
+            pinned = store.snapshot(root)
+            assert {
+                query: sorted((hit[0].id, hit[2]) for hit in pinned.lexical(query, 5)) for query in queries
+            } == expected

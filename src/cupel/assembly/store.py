@@ -39,51 +39,28 @@ from cupel.assembly._validate import require_str
 from cupel.assembly.embedding import HashingEmbedder, Vector, as_embedder, embed_texts, embedder_name
 from cupel.assembly.hashing import HASH_ALGORITHM
 from cupel.assembly.hybrid import HybridRetriever
-from cupel.assembly.lexical import query_terms, rank_exact, rank_fts, stem_terms
-from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec, rank_semantic
-from cupel.assembly.types import Chunk, Document
-from cupel.assembly.versioning import LIVE, StoreVersion, UnknownStateRootError, merkle_root
+from cupel.assembly.lexical import STEMMED, UNSTEMMED
+from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec
+from cupel.assembly.snapshot import StoreSnapshot
+from cupel.assembly.store_format import (
+    NO_EMBEDDER,
+    SCHEMA_VERSION,
+    StoreError,
+    check_store_file,
+    read_meta,
+    schema,
+    store_problem,
+)
+from cupel.assembly.versioning import StoreVersion, UnknownStateRootError, merkle_root
 from cupel.assembly.writer import StoreWriter, version_root
 from cupel.errors import InvalidConfigurationError
 
 __all__ = ["NO_EMBEDDER", "SCHEMA_VERSION", "SqliteStore", "StoreError", "StoreSnapshot"]
 
-SCHEMA_VERSION = "2"
-NO_EMBEDDER = "none"
-"""The embedder name a store without vectors records."""
 
 _HASHING_PREFIX = "cupel-hashing-ngrams-v1/"
 _WRITE_TIMEOUT = 300.0  # seconds a writer waits for another writer's transaction
 _READ_TIMEOUT = 30.0  # only WAL recovery after a crash can make a reader wait
-
-
-class StoreError(InvalidConfigurationError):
-    """The file is not a cupel store this version reads, or it is damaged or busy; the message says which."""
-
-
-def _schema(tokenize: str) -> list[str]:
-    return [
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        "CREATE TABLE versions (version INTEGER PRIMARY KEY, state_root TEXT NOT NULL, "
-        "created_at TEXT NOT NULL, chunk_count INTEGER NOT NULL, term_count INTEGER NOT NULL, "
-        "document_count INTEGER NOT NULL)",
-        "CREATE INDEX versions_root ON versions (state_root)",
-        # A document's chunks have the consecutive rowids first_chunk .. first_chunk + chunk_count - 1.
-        "CREATE TABLE documents (row INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, path TEXT NOT NULL, "
-        "content_hash TEXT NOT NULL, modified_at TEXT, first_chunk INTEGER NOT NULL, "
-        f"chunk_count INTEGER NOT NULL, added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {LIVE})",
-        "CREATE INDEX documents_id ON documents (doc_id, removed)",
-        "CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, doc_row INTEGER NOT NULL, chunk_id TEXT NOT NULL, "
-        "sequence INTEGER NOT NULL, byte_offset INTEGER NOT NULL, text TEXT NOT NULL, hash BLOB NOT NULL, "
-        f"term_count INTEGER NOT NULL, added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {LIVE})",
-        # Non-zero vectors only, L2-normalised little-endian float32, written once.
-        "CREATE TABLE vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)",
-        # The live chunks (those of the latest version), and the chunks a later version removed.
-        f"CREATE VIRTUAL TABLE chunks_fts USING fts5 (terms, content='', tokenize='{tokenize}')",
-        f"CREATE VIRTUAL TABLE retired_fts USING fts5 (terms, content='', tokenize='{tokenize}')",
-        "CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab (chunks_fts, 'instance')",
-        "CREATE VIRTUAL TABLE retired_vocab USING fts5vocab (retired_fts, 'instance')",
-    ]
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -138,76 +115,41 @@ class SqliteStore:
         self._keeper: sqlite3.Connection | None = None  # keeps a shared in-memory database alive
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
-        self._matrices = MatrixCache()
+        self.matrices = MatrixCache()  # the vectors of recently searched versions
         self._closed = False
         self.embedder: Callable[[list[str]], Sequence[Vector]] | None = None
         self.dimension = 0
         try:
             if not self._memory:
-                self._check_file()
+                check_store_file(self.path, self.read_only)
             self._open(embedder, stemming)
         except sqlite3.Error as error:
             self.close()
-            raise self._problem(error) from None
+            raise store_problem(self.path, error) from None
         except BaseException:
             self.close()
             raise
 
     # -- opening -------------------------------------------------------------------------------------
 
-    def _check_file(self) -> None:
-        """Refuse, before SQLite sees it, a file that cannot be a store (read-only) or a database."""
-        try:
-            with open(self.path, "rb") as handle:
-                header = handle.read(len(_SQLITE_HEADER))
-        except FileNotFoundError:
-            if self.read_only:
-                raise StoreError(
-                    f"{self.path}: no such store (build one with `cupel index PATHS --db {self.path}`)"
-                ) from None
-            return
-        except OSError as error:
-            raise StoreError(f"{self.path}: cannot read ({error.strerror or error})") from None
-        if not header and self.read_only:
-            raise StoreError(f"{self.path}: not a cupel store (the file is empty)")
-        if header and header != _SQLITE_HEADER:
-            raise StoreError(f"{self.path}: not a cupel store (not a SQLite database)")
-
     def _open(self, embedder: object, stemming: bool | None) -> None:
         connection = self._connection()
-        meta = self._read_meta(connection)
+        meta = read_meta(connection, self.path, self.read_only)
         if meta is None:  # a new store: only a writer gets here
             connection.execute("PRAGMA journal_mode=WAL") if not self._memory else None
             with self._transaction(connection):
-                meta = self._read_meta(connection)  # another writer may have created it meanwhile
+                meta = read_meta(
+                    connection, self.path, self.read_only
+                )  # another writer may have created it meanwhile
                 if meta is None:
                     meta = self._create(connection, embedder, stemming)
         self._adopt(meta, embedder, stemming)
 
-    def _read_meta(self, connection: sqlite3.Connection) -> dict[str, str] | None:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables and not self.read_only:
-            return None
-        if "meta" not in tables:
-            what = "the database is empty" if not tables else "a SQLite database without cupel's tables"
-            raise StoreError(f"{self.path}: not a cupel store ({what})")
-        meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-        schema = meta.get("schema", "?")
-        if schema != SCHEMA_VERSION:
-            newer = schema.isdigit() and int(schema) > int(SCHEMA_VERSION)
-            raise StoreError(
-                f"{self.path}: store format {schema} was made by a newer cupel; upgrade cupel to read it"
-                if newer
-                else f"{self.path}: store format {schema} is older than this cupel's ({SCHEMA_VERSION}); "
-                f"rebuild it with `cupel index PATHS --db {self.path} --rebuild`"
-            )
-        return meta
-
     def _create(
         self, connection: sqlite3.Connection, embedder: object, stemming: bool | None
     ) -> dict[str, str]:
-        tokenize = "porter ascii" if stemming is not False else "ascii"
-        for statement in _schema(tokenize):
+        tokenize = STEMMED if stemming is not False else UNSTEMMED
+        for statement in schema(tokenize):
             connection.execute(statement)
         function = as_embedder(embedder) if embedder is not None else None
         dimension = len(embed_texts(function, ["cupel"], None)[0]) if function is not None else 0
@@ -225,7 +167,7 @@ class SqliteStore:
     def _adopt(self, meta: dict[str, str], embedder: object, stemming: bool | None) -> None:
         self.hash_algorithm = meta["hash_algorithm"]
         self.tokenize = meta["tokenize"]
-        self.stemming = self.tokenize.startswith("porter")
+        self.stemming = self.tokenize == STEMMED
         if stemming is not None and stemming != self.stemming:
             raise StoreError(
                 f"{self.path}: the store was built {'with' if self.stemming else 'without'} stemming; "
@@ -302,13 +244,13 @@ class SqliteStore:
         connection.execute("COMMIT")
 
     @contextmanager
-    def reading(self) -> Iterator[sqlite3.Connection]:
-        """This thread's connection inside one read transaction: every query sees one committed state.
-
-        SQLite errors become a :class:`StoreError` naming the file and the way out.
+    def reading(self, *, transaction: bool = True) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, inside one read transaction unless ``transaction=False`` (then each
+        statement sees its own committed state). SQLite errors become a :class:`StoreError` naming the
+        file and the way out.
         """
         connection = self._connection()
-        nested = connection.in_transaction
+        nested = connection.in_transaction or not transaction
         try:
             if not nested:
                 connection.execute("BEGIN")
@@ -318,18 +260,7 @@ class SqliteStore:
                 if not nested:
                     connection.execute("COMMIT")
         except sqlite3.Error as error:
-            raise self._problem(error) from None
-
-    def _problem(self, error: sqlite3.Error) -> StoreError:
-        text = str(error)
-        if "locked" in text or "busy" in text:
-            return StoreError(f"{self.path}: the store is busy ({text}); another writer holds it, try again")
-        if "readonly" in text or "read-only" in text:
-            return StoreError(f"{self.path}: cannot write the store ({text})")
-        return StoreError(
-            f"{self.path}: the store is damaged ({text}); `cupel index --check --db {self.path}` lists the "
-            f"versions still readable, `cupel index PATHS --db {self.path} --rebuild` rebuilds it"
-        )
+            raise store_problem(self.path, error) from None
 
     def close(self) -> None:
         """Close every connection this store opened; further use raises an error."""
@@ -470,99 +401,18 @@ class SqliteStore:
                     yield writer
                     writer.commit(_utc_now())
             except sqlite3.Error as error:
-                raise self._problem(error) from None
+                raise store_problem(self.path, error) from None
 
     # -- reading -------------------------------------------------------------------------------------
 
-    @staticmethod
-    def results(
-        connection: sqlite3.Connection, scored: Sequence[tuple[int, float]]
-    ) -> list[tuple[Chunk, Document, float]]:
-        """``(chunk, document, score)`` for ``(rowid, score)`` pairs, in the same order."""
-        if not scored:
-            return []
-        rowids = [rowid for rowid, _ in scored]
-        found: dict[int, tuple[Chunk, Document]] = {}
-        for start in range(0, len(rowids), 500):
-            batch = rowids[start : start + 500]
-            rows = connection.execute(
-                "SELECT c.rowid, c.chunk_id, c.text, c.sequence, c.byte_offset, d.doc_id, d.path, "
-                "d.modified_at FROM chunks AS c JOIN documents AS d ON d.row = c.doc_row "
-                f"WHERE c.rowid IN ({','.join('?' * len(batch))})",
-                batch,
-            ).fetchall()
-            for rowid, chunk_id, text, sequence, offset, doc_id, path, modified in rows:
-                moment = datetime.fromisoformat(modified) if modified is not None else None
-                found[rowid] = (Chunk(chunk_id, text, sequence, offset), Document(doc_id, path, moment))
-        return [(*found[rowid], score) for rowid, score in scored]
-
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r}, vector_backend={self.vector_backend!r})"
-
-
-class StoreSnapshot:
-    """A store pinned to one version; what :func:`~cupel.assembly.hybrid.hybrid_search` searches."""
-
-    __slots__ = ("store", "version")
-
-    def __init__(self, store: SqliteStore, version: StoreVersion) -> None:
-        self.store = store
-        self.version = version
-
-    def state_root(self) -> str:
-        return self.version.state_root
-
-    def snapshot(self, state_root: str | None = None) -> StoreSnapshot:
-        """This snapshot, or another version of its store when ``state_root`` names one."""
-        return self if state_root is None else self.store.snapshot(state_root)
-
-    def pin(self) -> HybridRetriever:
-        return HybridRetriever(self)
-
-    def lexical(self, query: str, k: int) -> list[tuple[Chunk, Document, float]]:
-        """The ``k`` best chunks by BM25 (ties at the k-th score included), best first."""
-        version = self.version
-        terms = query_terms(query)
-        if not terms or version.chunk_count == 0 or k <= 0:
-            return []
-        with self.store.reading() as connection:
-            if _latest_number(connection) == version.version:
-                # The live FTS index holds exactly this version's chunks: FTS5 ranks and limits.
-                scored = rank_fts(connection, terms, k)
-            else:
-                stems = stem_terms(connection, terms, self.store.tokenize)
-                scored = rank_exact(connection, version, stems, k)
-            return self.store.results(connection, scored)
-
-    def semantic(self, query: str, k: int) -> list[tuple[Chunk, Document, float]]:
-        """The ``k`` most similar chunks by cosine (ties at the k-th score included), best first.
-
-        Empty when the store has no embedder (lexical search only).
-        """
-        store = self.store
-        if store.embedder is None or self.version.chunk_count == 0 or k <= 0:
-            return []
-        (vector,) = embed_texts(store.embedder, [query], store.dimension)
-        with store.reading() as connection:
-            scored = rank_semantic(
-                connection, self.version.version, vector, k, store.vector_backend, store._matrices
-            )
-            return store.results(connection, scored)
-
-    def __repr__(self) -> str:
-        version = self.version
-        return f"StoreSnapshot({self.store!r}, version={version.version}, state_root={version.state_root!r})"
 
 
 def _latest(connection: sqlite3.Connection) -> StoreVersion:
     return StoreVersion(
         *connection.execute("SELECT * FROM versions ORDER BY version DESC LIMIT 1").fetchone()
     )
-
-
-def _latest_number(connection: sqlite3.Connection) -> int:
-    number: int = connection.execute("SELECT max(version) FROM versions").fetchone()[0]
-    return number
 
 
 def _documents(connection: sqlite3.Connection, version: int) -> dict[str, tuple[str, str]]:

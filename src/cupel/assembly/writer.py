@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from cupel.assembly._validate import require_str
 from cupel.assembly.embedding import Vector, embed_texts
 from cupel.assembly.hashing import HASH_ALGORITHM, raw_digest
-from cupel.assembly.lexical import lexical_terms
+from cupel.assembly.lexical import chunk_lengths, fts_text
 from cupel.assembly.semantic import pack_vector
 from cupel.assembly.types import Chunk, Document
 from cupel.assembly.versioning import LIVE, StoreVersion, chunk_hash, merkle_root
@@ -119,18 +119,12 @@ class StoreWriter:
             "added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (row, document.id, document.path, content_hash, modified, first, len(chunk_list), self._version),
         )
-        terms_total = 0
         for rowid, (chunk, leaf) in enumerate(zip(chunk_list, hashes, strict=True), start=first):
-            terms = lexical_terms(chunk.text)
-            terms_total += len(terms)
-            self._chunks.append(
-                (rowid, row, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text, leaf, len(terms))
-            )
-            self._fts.append((rowid, " ".join(terms)))
+            self._chunks.append((rowid, row, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text, leaf))
+            self._fts.append((rowid, fts_text(chunk.text)))
             if self._embedder is not None:
                 self._texts.append((rowid, chunk.text))
         self._counts[0] += len(chunk_list)
-        self._counts[1] += terms_total
         self._counts[2] += 1
         if len(self._chunks) >= _BATCH:
             self.flush()
@@ -161,10 +155,11 @@ class StoreWriter:
         last = first + count - 1
         connection = self._connection
         rows = connection.execute(
-            "SELECT rowid, text, term_count FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last)
+            "SELECT rowid, text FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last)
         ).fetchall()
-        fts = [(rowid, " ".join(lexical_terms(text))) for rowid, text, _ in rows]
-        # Contentless FTS5 deletes a row given the terms it indexed.
+        fts = [(rowid, fts_text(text)) for rowid, text in rows]
+        lengths = chunk_lengths(connection, "chunks_fts", first, last)
+        # Contentless FTS5 deletes a row given the text it indexed.
         connection.executemany(
             "INSERT INTO chunks_fts (chunks_fts, rowid, terms) VALUES ('delete', ?, ?)", fts
         )
@@ -175,7 +170,7 @@ class StoreWriter:
             "UPDATE chunks SET removed = ? WHERE rowid BETWEEN ? AND ?", (self._version, first, last)
         )
         self._counts[0] -= len(rows)
-        self._counts[1] -= sum(row[2] for row in rows)
+        self._counts[1] -= sum(lengths.values())
         self._counts[2] -= 1
 
     def flush(self) -> None:
@@ -183,11 +178,14 @@ class StoreWriter:
         connection = self._connection
         if self._chunks:
             connection.executemany(
-                "INSERT INTO chunks (rowid, doc_row, chunk_id, sequence, byte_offset, text, hash, "
-                f"term_count, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {self._version})",
+                "INSERT INTO chunks (rowid, doc_row, chunk_id, sequence, byte_offset, text, hash, added) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, {self._version})",
                 self._chunks,
             )
             connection.executemany("INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)", self._fts)
+            # The version's term count is FTS5's own count of what it indexed.
+            lengths = chunk_lengths(connection, "chunks_fts", self._fts[0][0], self._fts[-1][0])
+            self._counts[1] += sum(lengths.values())
             self._chunks, self._fts = [], []
         if self._texts and self._embedder is not None:
             texts, self._texts = self._texts, []
