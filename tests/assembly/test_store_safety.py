@@ -334,3 +334,20 @@ def test_assemble_context_refuses_a_budget_its_reserves_take_whole() -> None:
         with pytest.raises(InvalidConfigurationError, match="leaves 0 tokens for the context"):
             assemble_context("vault", store, TokenBudget(800))
         assert assemble_context("vault", store, TokenBudget(801)).total_tokens == 0
+
+
+def test_the_candidates_grow_with_the_budget() -> None:
+    from cupel.assembly import AssemblyConfig, SearchParams
+
+    assert SearchParams.for_budget(800) == SearchParams(50, 50, 100)
+    assert SearchParams.for_budget(7200) == SearchParams(450, 450, 900)
+    with SqliteStore() as store:
+        with store.write() as writer:
+            for number in range(400):
+                writer.put(
+                    Document(f"d{number}", f"d{number}.md"), [Chunk(f"c{number}", f"vault {number}", 0)]
+                )
+        config = AssemblyConfig(dedup_threshold=1.0)
+        small = assemble_context("vault", store, TokenBudget(1000), config=config)
+        large = assemble_context("vault", store, TokenBudget(12000), config=config)
+    assert len(small.chunks) < 100 < len(large.chunks) == 400

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 
 from cupel.assembly._validate import require_float, require_int
 from cupel.assembly.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from cupel.assembly.ordering import sort_results
+from cupel.assembly.ordering import ordering_key
 from cupel.assembly.types import Chunk, Document, RetrievalResult
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
@@ -106,7 +106,9 @@ def _search_pool() -> ThreadPoolExecutor:
 
 def _channel(hits: Sequence[Hit], k: int) -> tuple[RetrievalResult, ...]:
     # Each channel keeps exactly k results; ties at the cut are broken by the deterministic order.
-    return sort_results(RetrievalResult(chunk, document, score) for chunk, document, score in hits)[:k]
+    results = [RetrievalResult(chunk, document, score) for chunk, document, score in hits]
+    results.sort(key=ordering_key)
+    return tuple(results[:k])
 
 
 def hybrid_search(

@@ -86,7 +86,8 @@ class StoreSnapshot:
         if store.embedder is None or self.version.chunk_count == 0 or k <= 0:
             return []
         (vector,) = embed_texts(store.embedder, [query], store.dimension)
-        with store.reading() as connection:
+        # The version's vectors and texts are committed rows, which never change: no transaction needed.
+        with store.reading(transaction=False) as connection:
             scored = rank_semantic(
                 connection, self.version.version, vector, k, store.vector_backend, store.matrices
             )

@@ -63,9 +63,6 @@ _WRITE_TIMEOUT = 300.0  # seconds a writer waits for another writer's transactio
 _READ_TIMEOUT = 30.0  # only WAL recovery after a crash can make a reader wait
 
 
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
 class SqliteStore:
     """The embedded substrate: ``SqliteStore("kb.db")`` or ``SqliteStore()`` for ``":memory:"``.
 
@@ -136,11 +133,11 @@ class SqliteStore:
         connection = self._connection()
         meta = read_meta(connection, self.path, self.read_only)
         if meta is None:  # a new store: only a writer gets here
-            connection.execute("PRAGMA journal_mode=WAL") if not self._memory else None
+            if not self._memory:
+                connection.execute("PRAGMA journal_mode=WAL")  # persistent: set once, by the creator
             with self._transaction(connection):
-                meta = read_meta(
-                    connection, self.path, self.read_only
-                )  # another writer may have created it meanwhile
+                # Another writer may have created it meanwhile.
+                meta = read_meta(connection, self.path, self.read_only)
                 if meta is None:
                     meta = self._create(connection, embedder, stemming)
         self._adopt(meta, embedder, stemming)
@@ -288,7 +285,7 @@ class SqliteStore:
 
     def latest(self) -> StoreVersion:
         """The newest committed version."""
-        with self.reading() as connection:
+        with self.reading(transaction=False) as connection:
             return _latest(connection)
 
     def get_latest_state_root(self) -> str:
