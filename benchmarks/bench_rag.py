@@ -273,16 +273,13 @@ def main(argv: list[str] | None = None) -> int:
             for name, times in samples.items()
             if name != "fts5 bm25()"
         }
-        # The same chunks as FTS5 (the store indexes NFKC text with the same tokenizer).
-        position = {
-            chunk.id: number for number, chunk in enumerate((c for _, cs in documents for c in cs), 1)
-        }
+        # The same ranking as FTS5 (same tokenizer, same formula): the 50 best scores agree exactly. The
+        # store may return more than 50, keeping every chunk tied with the 50th.
         same = [
-            sorted(position[hit[0].id] for hit in snapshot.lexical(q, TOP))
-            == sorted(row[0] for row in fts5_top(fts, q, TOP))
+            [hit[2] for hit in snapshot.lexical(q, TOP)][:TOP] == [-row[1] for row in fts5_top(fts, q, TOP)]
             for q in queries
         ]
-        result["lexical_same_chunks_as_fts5"] = round(sum(same) / len(same), 3)
+        result["lexical_same_scores_as_fts5"] = round(sum(same) / len(same), 3)
 
         if np:
             started = time.perf_counter()
