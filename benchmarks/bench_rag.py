@@ -1,22 +1,32 @@
-"""RAG end to end on the embedded store: index build time, then hybrid_search and assemble_context latency.
+"""The embedded store beside the engines a user would otherwise pick: build time and query latency.
 
 Usage: ``python benchmarks/bench_rag.py [--json] [--chunks 20000] [--queries 40] [--rounds 3]``.
 
-Builds a file-backed :class:`~cupel.assembly.SqliteStore` of ``--chunks`` synthetic chunks (documents of 50
-chunks of about 120 words from a Zipf-distributed vocabulary, embedded with the default HashingEmbedder)
-in one write, then times, per query: ``hybrid_search`` (sequential and with both searches in parallel
-threads), ``assemble_context`` at total budgets of 2,000 and 8,000 tokens, and ``parallel_assemble`` at
-8,000. The same database is opened twice, with the numpy vector backend and with sqlite-vec (when this
-Python's sqlite3 can load extensions), and the two are timed interleaved, query by query, so machine
-noise hits both alike. Reports p50/p95 in milliseconds and the sqlite-vec / numpy ratio of medians.
+One synthetic corpus (documents of 50 chunks of about 120 words from a Zipf-distributed vocabulary) is
+built, interleaved round by round, into:
+
+* a default :class:`~cupel.assembly.SqliteStore` file (no embedder, Porter stemming), in one write;
+* raw SQLite FTS5 (``tokenize='porter unicode61'``, the texts in one ``executemany`` and one transaction);
+* tantivy (``en_stem``) and bm25s, when installed (``pip install tantivy bm25s``; absent peers are skipped).
+
+Then every query is timed on each engine in turn (the order rotating per query), so machine noise hits
+all alike. Lexical top 50: ``StoreSnapshot.lexical`` (chunk objects with their text) against FTS5
+``MATCH … ORDER BY rank LIMIT 50`` fetching rowid, ``bm25()`` and text, tantivy's ``search`` with the
+hits' documents, and bm25s's ``retrieve``. Hybrid: ``hybrid_search`` on a store built with
+``HashingEmbedder`` vectors against the same pipeline by hand (FTS5 top 50, the query embedded by the same
+embedder, numpy cosine over the same vectors top 50, reciprocal rank fusion, texts fetched). Reports
+medians, p95 and the ratio of cupel's median to the peer's; the targets are build ≤ 2x raw FTS5, lexical
+p50 ≤ 1.5x FTS5 ``bm25()``, hybrid p50 ≤ 1.5x FTS5 + numpy + RRF.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -28,15 +38,16 @@ from typing import Any
 from cupel.assembly import (
     Chunk,
     Document,
+    HashingEmbedder,
     SqliteStore,
     TokenBudget,
     assemble_context,
     hybrid_search,
-    parallel_assemble,
 )
-from cupel.assembly.semantic import sqlite_vec_unavailable
 
 CHUNKS_PER_DOCUMENT = 50
+TOP = 50
+TARGETS = {"build": 2.0, "lexical": 1.5, "hybrid": 1.5}
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:
@@ -72,112 +83,271 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def optional(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+# -- builds -----------------------------------------------------------------------------------------
+
+
+def build_cupel(path: str, documents: list[tuple[Document, list[Chunk]]], embedder: object = None) -> None:
+    with SqliteStore(path, embedder=embedder) as store, store.write() as writer:
+        for document, chunks in documents:
+            writer.put(document, chunks)
+
+
+def build_fts5(path: str, texts: list[str]) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("CREATE VIRTUAL TABLE docs USING fts5 (text, tokenize='porter unicode61')")
+    connection.execute("BEGIN")
+    connection.executemany("INSERT INTO docs (rowid, text) VALUES (?, ?)", enumerate(texts, start=1))
+    connection.execute("COMMIT")
+    connection.close()
+
+
+def build_tantivy(tantivy: Any, path: str, texts: list[str]) -> Any:
+    builder = tantivy.SchemaBuilder()
+    builder.add_integer_field("id", stored=True, indexed=True)
+    builder.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    index = tantivy.Index(builder.build(), path=path)
+    writer = index.writer()
+    for number, text in enumerate(texts, start=1):
+        writer.add_document(tantivy.Document(id=number, text=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    return index
+
+
+def build_bm25s(bm25s: Any, texts: list[str]) -> Any:
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, show_progress=False), show_progress=False)
+    return retriever
+
+
+# -- queries ----------------------------------------------------------------------------------------
+
+
+def fts5_top(connection: sqlite3.Connection, query: str, k: int) -> list[tuple[int, float, str]]:
+    expression = " OR ".join(f'"{term}"' for term in query.split())
+    rows: list[tuple[int, float, str]] = connection.execute(
+        "SELECT rowid, bm25(docs), text FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT ?", (expression, k)
+    ).fetchall()
+    return rows
+
+
+def hand_hybrid(
+    connection: sqlite3.Connection, np: Any, embedder: HashingEmbedder, rowids: Any, matrix: Any, query: str
+) -> list[tuple[int, str]]:
+    """FTS5 top 50 + numpy cosine top 50 over the same vectors + reciprocal rank fusion, texts fetched."""
+    lexical = [
+        row[0]
+        for row in connection.execute(
+            "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT ?",
+            (" OR ".join(f'"{term}"' for term in query.split()), TOP),
+        )
+    ]
+    vector = np.asarray(embedder([query])[0], dtype=np.float32)
+    scores = matrix @ vector
+    best = np.argpartition(-scores, TOP)[:TOP]
+    semantic = [int(rowids[index]) for index in best[np.argsort(-scores[best], kind="stable")]]
+    fused: dict[int, float] = {}
+    for ranked in (semantic, lexical):
+        for rank, rowid in enumerate(ranked, start=1):
+            fused[rowid] = fused.get(rowid, 0.0) + 1.0 / (60 + rank)
+    chosen = sorted(fused, key=lambda rowid: -fused[rowid])[: 2 * TOP]
+    texts = dict(
+        connection.execute(
+            f"SELECT rowid, text FROM docs WHERE rowid IN ({','.join('?' * len(chosen))})", chosen
+        ).fetchall()
+    )
+    return [(rowid, texts[rowid]) for rowid in chosen]
+
+
+def timed(
+    operations: dict[str, Callable[[str], object]], queries: list[str], rounds: int
+) -> dict[str, list[float]]:
+    """Milliseconds per call of each operation, interleaved query by query in a rotating order."""
+    samples: dict[str, list[float]] = {name: [] for name in operations}
+    names = list(operations)
+    turn = 0
+    for _ in range(rounds):
+        for query in queries:
+            turn += 1
+            for name in names[turn % len(names) :] + names[: turn % len(names)]:
+                started = time.perf_counter()
+                operations[name](query)
+                samples[name].append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(statistics.median(samples), 3), "p95_ms": round(percentile(samples, 0.95), 3)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--chunks", type=int, default=20000)
     parser.add_argument("--queries", type=int, default=40)
-    parser.add_argument("--rounds", type=int, default=3, help="passes over the queries")
+    parser.add_argument("--rounds", type=int, default=3, help="builds, and passes over the queries")
     args = parser.parse_args(argv)
 
     documents, queries = corpus(args.chunks)
     queries = queries[: args.queries]
-    unavailable = sqlite_vec_unavailable()
-    backends = ["numpy"] if unavailable else ["numpy", "sqlite-vec"]
+    texts = [chunk.text for _, chunks in documents for chunk in chunks]
+    tantivy, bm25s, np = optional("tantivy"), optional("bm25s"), optional("numpy")
     result: dict[str, Any] = {
         "chunks": args.chunks,
-        "documents": len(documents),
         "queries": len(queries),
         "rounds": args.rounds,
         "python": sys.version.split()[0],
         "sqlite": sqlite3.sqlite_version,
-        "sqlite_vec": "available" if unavailable is None else f"unavailable: {unavailable}",
+        "peers": {
+            "tantivy": "installed" if tantivy else "absent (skipped)",
+            "bm25s": "installed" if bm25s else "absent (skipped)",
+            "numpy": "installed" if np else "absent (hybrid comparison skipped)",
+        },
     }
-    with tempfile.TemporaryDirectory() as workdir:
-        path = os.path.join(workdir, "bench.db")
-        with SqliteStore(path) as store:
+    workdir = tempfile.mkdtemp()
+    try:
+        # Builds, interleaved round by round.
+        builds: dict[str, list[float]] = {"cupel": [], "fts5": []}
+        if tantivy:
+            builds["tantivy"] = []
+        if bm25s:
+            builds["bm25s"] = []
+        for round_number in range(args.rounds):
+            for name in builds:
+                target = os.path.join(workdir, f"{name}-{round_number}")
+                started = time.perf_counter()
+                if name == "cupel":
+                    build_cupel(target + ".db", documents)
+                elif name == "fts5":
+                    build_fts5(target + ".db", texts)
+                elif name == "tantivy":
+                    os.mkdir(target)
+                    build_tantivy(tantivy, target, texts)
+                else:
+                    build_bm25s(bm25s, texts)
+                builds[name].append(time.perf_counter() - started)
+        medians = {name: statistics.median(times) for name, times in builds.items()}
+        result["build_seconds"] = {name: round(value, 3) for name, value in medians.items()}
+        result["build_ratio_vs_fts5"] = {
+            name: round(value / medians["fts5"], 2) for name, value in medians.items() if name != "fts5"
+        }
+
+        store = SqliteStore(os.path.join(workdir, "cupel-0.db"), read_only=True)
+        fts = sqlite3.connect(os.path.join(workdir, "fts5-0.db"))
+        snapshot = store.snapshot()
+        lexical: dict[str, Callable[[str], object]] = {
+            "cupel lexical": lambda query: snapshot.lexical(query, TOP),
+            "cupel hybrid_search (default store)": lambda query: hybrid_search(query, store),
+            "fts5 bm25()": lambda query: fts5_top(fts, query, TOP),
+        }
+        if tantivy:
+            index = tantivy.Index.open(os.path.join(workdir, "tantivy-0"))
+            searcher = index.searcher()
+
+            def tantivy_top(query: str) -> object:
+                hits = searcher.search(index.parse_query(query, ["text"]), TOP).hits
+                return [(score, searcher.doc(address)["text"][0]) for score, address in hits]
+
+            lexical["tantivy"] = tantivy_top
+        if bm25s:
+            retriever = build_bm25s(bm25s, texts)
+            lexical["bm25s"] = lambda query: retriever.retrieve(
+                bm25s.tokenize([query], show_progress=False), k=TOP, show_progress=False
+            )
+        for query in queries[:3]:  # warm caches alike
+            for operation in lexical.values():
+                operation(query)
+        samples = timed(lexical, queries, args.rounds)
+        result["lexical_top50"] = {name: summary(times) for name, times in samples.items()}
+        base = statistics.median(samples["fts5 bm25()"])
+        result["lexical_ratio_vs_fts5"] = {
+            name: round(statistics.median(times) / base, 2)
+            for name, times in samples.items()
+            if name != "fts5 bm25()"
+        }
+        # The same ranking as FTS5 (same tokenizer, same formula): the 50 best scores agree exactly. The
+        # store may return more than 50, keeping every chunk tied with the 50th.
+        same = [
+            [hit[2] for hit in snapshot.lexical(q, TOP)][:TOP] == [-row[1] for row in fts5_top(fts, q, TOP)]
+            for q in queries
+        ]
+        result["lexical_same_scores_as_fts5"] = round(sum(same) / len(same), 3)
+
+        if np:
             started = time.perf_counter()
-            with store.write() as writer:
-                for document, chunks in documents:
-                    writer.put(document, chunks)
-            result["build_seconds"] = round(time.perf_counter() - started, 2)
-            result["build_chunks_per_second"] = round(args.chunks / result["build_seconds"])
-            result["state_root"] = store.get_latest_state_root()
-        result["db_megabytes"] = round(
-            sum(os.path.getsize(os.path.join(workdir, name)) for name in os.listdir(workdir)) / 1e6, 1
-        )
-        stores = {backend: SqliteStore(path, vector_backend=backend) for backend in backends}
-        try:
-            operations: dict[str, Callable[[SqliteStore, str], object]] = {
-                "hybrid_search": lambda store, query: hybrid_search(query, store),
-                "hybrid_search (parallel)": lambda store, query: hybrid_search(query, store, parallel=True),
-                "assemble_context 2k": lambda store, query: assemble_context(query, store, TokenBudget(2000)),
-                "assemble_context 8k": lambda store, query: assemble_context(query, store, TokenBudget(8000)),
-                "parallel_assemble 8k": lambda store, query: parallel_assemble(
+            embedder = HashingEmbedder()
+            vector_path = os.path.join(workdir, "vectors.db")
+            build_cupel(vector_path, documents, embedder)
+            result["build_seconds_with_hashing_embedder"] = round(time.perf_counter() - started, 2)
+            vectors = SqliteStore(vector_path, read_only=True)
+            rows = (
+                sqlite3.connect(vector_path)
+                .execute("SELECT rowid, vector FROM vectors ORDER BY rowid")
+                .fetchall()
+            )
+            rowids = np.array([row[0] for row in rows], dtype=np.int64)
+            matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4").reshape(len(rows), -1)
+            hybrid: dict[str, Callable[[str], object]] = {
+                "cupel hybrid_search": lambda query: hybrid_search(query, vectors),
+                "fts5 + numpy cosine + rrf": lambda query: hand_hybrid(
+                    fts, np, embedder, rowids, matrix, query
+                ),
+            }
+            for query in queries[:3]:
+                for operation in hybrid.values():
+                    operation(query)
+            samples = timed(hybrid, queries, args.rounds)
+            result["hybrid"] = {name: summary(times) for name, times in samples.items()}
+            result["hybrid_ratio"] = round(
+                statistics.median(samples["cupel hybrid_search"])
+                / statistics.median(samples["fts5 + numpy cosine + rrf"]),
+                2,
+            )
+            assembly: dict[str, Callable[[str], object]] = {
+                "assemble_context 2k (default store)": lambda query: assemble_context(
+                    query, store, TokenBudget(2000)
+                ),
+                "assemble_context 8k (default store)": lambda query: assemble_context(
                     query, store, TokenBudget(8000)
                 ),
             }
-            cold: dict[str, float] = {}
-            for backend, store in stores.items():
-                started = time.perf_counter()
-                hybrid_search(queries[0], store)  # first search: loads the version's vectors (numpy)
-                cold[backend] = round((time.perf_counter() - started) * 1000, 1)
-            result["first_search_ms"] = cold
-            samples: dict[tuple[str, str], list[float]] = {
-                (name, backend): [] for name in operations for backend in backends
-            }
-            same: list[bool] = []
-            for _ in range(args.rounds):
-                for query in queries:
-                    outputs = {}
-                    for name, operation in operations.items():
-                        for backend in backends:
-                            started = time.perf_counter()
-                            outputs[(name, backend)] = operation(stores[backend], query)
-                            samples[(name, backend)].append((time.perf_counter() - started) * 1000)
-                    if len(backends) == 2:
-                        ids = [
-                            [hit.chunk.id for hit in outputs[("hybrid_search", backend)]]  # type: ignore[attr-defined]
-                            for backend in backends
-                        ]
-                        same.append(ids[0] == ids[1])
-            table = []
-            for name in operations:
-                row: dict[str, Any] = {"operation": name}
-                for backend in backends:
-                    times = samples[(name, backend)]
-                    row[f"{backend} p50_ms"] = round(statistics.median(times), 2)
-                    row[f"{backend} p95_ms"] = round(percentile(times, 0.95), 2)
-                if len(backends) == 2:
-                    ratios = [
-                        b / a
-                        for a, b in zip(samples[(name, "numpy")], samples[(name, "sqlite-vec")], strict=True)
-                    ]
-                    row["sqlite-vec/numpy median ratio"] = round(statistics.median(ratios), 2)
-                table.append(row)
-            result["latency"] = table
-            if same:
-                result["identical_hybrid_results_share"] = round(sum(same) / len(same), 3)
-        finally:
-            for store in stores.values():
-                store.close()
+            samples = timed(assembly, queries, 1)
+            result["assembly"] = {name: summary(times) for name, times in samples.items()}
+            vectors.close()
+        store.close()
+        fts.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
+    ratios = {
+        "build": result["build_ratio_vs_fts5"]["cupel"],
+        "lexical": result["lexical_ratio_vs_fts5"]["cupel lexical"],
+    }
+    if "hybrid_ratio" in result:
+        ratios["hybrid"] = result["hybrid_ratio"]
+    result["targets"] = {
+        name: {"ratio": ratio, "target": TARGETS[name], "met": ratio <= TARGETS[name]}
+        for name, ratio in ratios.items()
+    }
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(
-        f"{args.chunks} chunks in {len(documents)} documents: built in {result['build_seconds']} s "
-        f"({result['build_chunks_per_second']} chunks/s), {result['db_megabytes']} MB; "
-        f"first search {result['first_search_ms']} ms"
-    )
-    print(f"sqlite-vec: {result['sqlite_vec']}")
-    for row in result["latency"]:
-        cells = ", ".join(f"{key} {value}" for key, value in row.items() if key != "operation")
-        print(f"  {row['operation']:26} {cells}")
-    if "identical_hybrid_results_share" in result:
-        print(
-            f"hybrid_search results identical across backends: {result['identical_hybrid_results_share']:.0%}"
-        )
+    print(f"{args.chunks} chunks; sqlite {result['sqlite']}; peers {result['peers']}")
+    print("build seconds (median):", result["build_seconds"], "ratio vs FTS5:", result["build_ratio_vs_fts5"])
+    for section in ("lexical_top50", "hybrid", "assembly"):
+        for name, row in result.get(section, {}).items():
+            print(f"  {section:14} {name:38} p50 {row['p50_ms']:8.3f} ms  p95 {row['p95_ms']:8.3f} ms")
+    print("lexical ratio vs FTS5 bm25():", result["lexical_ratio_vs_fts5"])
+    for name, row in result["targets"].items():
+        print(f"target {name}: {row['ratio']}x (<= {row['target']}x) {'met' if row['met'] else 'NOT met'}")
     return 0
 
 

@@ -67,7 +67,7 @@ def result_sets(draw: st.DrawFn, max_size: int = 14) -> list[RetrievalResult]:
 
 budgets = st.builds(
     exact_budget,
-    available=st.integers(min_value=0, max_value=300),
+    available=st.integers(min_value=1, max_value=300),
     per_doc_overhead=st.integers(min_value=0, max_value=15),
 )
 

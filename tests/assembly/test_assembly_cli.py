@@ -102,7 +102,16 @@ GOOD = EXAMPLE.read_text(encoding="utf-8").splitlines()[0]
         (
             [GOOD],
             "500",
-            "--budget 500 is smaller than the reserved tokens (800 = system 200 + query 100 + response 500)",
+            "--budget 500 leaves no tokens for the context: the reserves take more (800 = "
+            "--reserved-system 200 + --reserved-query 100 + --reserved-response 500); raise --budget or "
+            "lower a reserve",
+        ),
+        (
+            [GOOD],
+            "800",
+            "--budget 800 leaves no tokens for the context: the reserves take all of it (800 = "
+            "--reserved-system 200 + --reserved-query 100 + --reserved-response 500); raise --budget or "
+            "lower a reserve",
         ),
     ],
 )

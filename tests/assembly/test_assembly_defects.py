@@ -175,7 +175,7 @@ def test_exact_marker_tokens_keep_the_printed_context_within_the_budget(
     config = AssemblyConfig(
         packing_strategy=strategy, include_metadata=include_metadata, marker_tokens="exact"
     )
-    for total in range(800, 1400, 37):
+    for total in range(801, 1400, 37):
         budget = TokenBudget(total)
         context = assemble_context("q", StaticRetriever(long_path_results()), budget, config=config)
         text = format_context(context, include_metadata=include_metadata)

@@ -65,7 +65,7 @@ def summary(done: subprocess.CompletedProcess[str]) -> dict[str, int]:
         r"indexed (\d+) files? \((\d+) new, (\d+) changed, (\d+) unchanged, (\d+) removed"
         r"(?:, \d+ skipped)?\); "
         r"(\d+) chunks? written; version (\d+): (\d+) documents?, (\d+) chunks?, state root (\S+)$",
-        done.stdout.strip(),
+        done.stdout.splitlines()[0],
     )
     assert counts, done.stdout
     keys = ["files", "new", "changed", "unchanged", "removed", "written", "version", "documents", "chunks"]
@@ -91,7 +91,9 @@ def test_index_then_assemble_end_to_end(corpus: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, cwd=corpus, timeout=120, check=False)
     assert done.stdout == cupel("assemble", "--db", "kb.db", *query, cwd=corpus).stdout
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("[DOC: kb/docs/keys.md]\n# API keys")
+    # Stemmed: "rotate" and "keys" match rotate.py's rotate(key) as well as the keys page.
+    assert done.stdout.startswith("[DOC: kb/rotate.py]\ndef rotate(key):")
+    assert "[DOC: kb/docs/keys.md]\n# API keys" in done.stdout
     assert "Rotate keys every 90 days" in done.stdout
     with SqliteStore(corpus / "kb.db") as store:
         assert sorted(store.documents()) == ["kb/docs/keys.md", "kb/docs/vault.md", "kb/rotate.py"]
@@ -208,8 +210,9 @@ def test_assemble_strategy_accepts_the_hyphenated_name(corpus: Path) -> None:
 
 def test_an_undecodable_file_in_a_directory_is_skipped_but_named_files_must_be_utf8(corpus: Path) -> None:
     (corpus / "kb" / "latin1.txt").write_bytes("café".encode("latin-1"))
-    done = summary(cupel("index", "kb", "--db", "kb.db", cwd=corpus))
-    assert done["files"] == 3
+    indexed = cupel("index", "kb", "--db", "kb.db", cwd=corpus)
+    assert summary(indexed)["files"] == 3
+    assert indexed.stdout.splitlines()[1:] == ["skipped kb/latin1.txt: not UTF-8 text (byte 3)"]
     named = cupel("index", "kb/latin1.txt", "--db", "kb.db", cwd=corpus)
     assert (named.returncode, named.stderr) == (2, "cupel index: kb/latin1.txt: not UTF-8 text (byte 3)\n")
 

@@ -208,13 +208,18 @@ def test_writer_input_errors() -> None:
 def test_a_store_refuses_a_different_embedder(tmp_path: Path) -> None:
     from cupel.assembly import HashingEmbedder
 
-    SqliteStore(tmp_path / "kb.db").close()
+    SqliteStore(tmp_path / "kb.db", embedder=HashingEmbedder()).close()
     with pytest.raises(InvalidConfigurationError, match="built with embedder 'cupel-hashing-ngrams-v1/512'"):
         SqliteStore(tmp_path / "kb.db", embedder=HashingEmbedder(64))
+    with SqliteStore(tmp_path / "kb.db") as reopened:  # the built-in embedder comes back by itself
+        assert isinstance(reopened.embedder, HashingEmbedder) and reopened.dimension == 512
+    SqliteStore(tmp_path / "plain.db").close()
+    with pytest.raises(InvalidConfigurationError, match="built without vectors, got 'cupel-hashing"):
+        SqliteStore(tmp_path / "plain.db", embedder=HashingEmbedder())
     with pytest.raises(InvalidConfigurationError, match="vector_backend must be one of numpy, sqlite-vec"):
         SqliteStore(tmp_path / "kb.db", vector_backend="faiss")
     (tmp_path / "text.db").write_text("not a database")
-    with pytest.raises(InvalidConfigurationError, match=r"cannot open store .*not a database"):
+    with pytest.raises(InvalidConfigurationError, match=r"text.db: not a cupel store \(not a SQLite"):
         SqliteStore(tmp_path / "text.db")
 
 
@@ -242,7 +247,7 @@ def test_readers_run_alongside_a_writer(tmp_path: Path) -> None:
 
         def read() -> None:
             # A second store object: its own connections, as another process would have.
-            with SqliteStore(path) as reader:
+            with SqliteStore(path, read_only=True) as reader:
                 while not stop.is_set():
                     try:
                         got = [hit.chunk.id for hit in hybrid_search("vault key", reader, state_root=pinned)]

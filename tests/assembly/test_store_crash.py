@@ -17,6 +17,7 @@ from cupel.assembly import Chunk, Document, SqliteStore, hybrid_search
 WRITER = textwrap.dedent(
     """
     import sys
+    import time
     from cupel.assembly import Chunk, Document, SqliteStore
 
     store = SqliteStore(sys.argv[1])
@@ -28,6 +29,7 @@ WRITER = textwrap.dedent(
                 writer.put(Document(doc, f"docs/{doc}.md"), [Chunk(f"{doc}#0", text, 0)])
                 if number == 10 and batch >= 3:
                     print("writing", flush=True)  # the transaction is open and half written
+                    time.sleep(600)  # hold it open until the kill arrives
         print("committed", store.latest().version, store.get_latest_state_root(), flush=True)
     """
 )

@@ -7,8 +7,8 @@ markers::
     context = assemble_context("how do I rotate keys?", retriever, TokenBudget(4000))
     print(format_context(context))
 
-or retrieve from the embedded, versioned :class:`SqliteStore` (FTS5 BM25 + cosine similarity, fused by
-reciprocal rank)::
+or retrieve from the embedded, versioned :class:`SqliteStore` (FTS5 BM25 with Porter stemming, plus cosine
+similarity fused by reciprocal rank when an embedder is configured)::
 
     with SqliteStore("kb.db") as store:
         context = parallel_assemble("how do I rotate keys?", store, TokenBudget(4000))
@@ -43,7 +43,7 @@ from cupel.assembly.ordering import DocumentGroup, group_by_document, ordering_k
 from cupel.assembly.packing import PackingStrategy, pack_context
 from cupel.assembly.parallel import parallel_assemble
 from cupel.assembly.retriever import PinnableRetriever, Retriever, StaticRetriever, VersionedRetriever
-from cupel.assembly.store import SqliteStore, StoreSnapshot
+from cupel.assembly.store import SqliteStore, StoreError, StoreSnapshot
 from cupel.assembly.tokenizer import CallableTokenizer, SimpleTokenizer, Tokenizer
 from cupel.assembly.types import (
     AssembledContext,
@@ -86,6 +86,7 @@ __all__ = [
     "SimpleTokenizer",
     "SqliteStore",
     "StaticRetriever",
+    "StoreError",
     "StoreSnapshot",
     "StoreVersion",
     "TokenBudget",

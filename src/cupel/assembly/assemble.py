@@ -12,13 +12,14 @@ from cupel.assembly.config import RECENCY_BOOST, AssemblyConfig
 from cupel.assembly.dedup import deduplicate_results
 from cupel.assembly.format import format_context
 from cupel.assembly.hashing import content_hash
+from cupel.assembly.hybrid import HybridRetriever
 from cupel.assembly.ordering import check_documents, sort_results
 from cupel.assembly.packing import pack_sorted
 from cupel.assembly.retriever import PinnableRetriever, Retriever, pin, retrieve, state_root_of
 from cupel.assembly.tokenizer import Tokenizer, TokenizerLike, as_tokenizer
 from cupel.assembly.types import AssembledContext, ContextMetadata, RetrievalResult
 from cupel.diagnostics.hooks import active_sink, current_attributes, start_operation
-from cupel.errors import CupelTypeError
+from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import epoch_microseconds
 
 __all__ = ["apply_recency", "assemble_context", "limit_per_document", "verify_determinism"]
@@ -81,7 +82,9 @@ def assemble_context(
     duplicates, keeping the best-ranked copy (the spec deduplicates before sorting, which would let input
     order pick the survivor); keep at most ``max_chunks_per_doc`` per document; pack with the configured
     strategy; attach :class:`ContextMetadata`. A :class:`~cupel.assembly.retriever.PinnableRetriever` such
-    as a ``SqliteStore`` is pinned to its latest version first, so results and state root agree.
+    as a ``SqliteStore`` is pinned to its latest version first, so results and state root agree, and searched
+    deep enough for the budget (:meth:`~cupel.assembly.hybrid.SearchParams.for_budget`). A budget whose
+    reserves leave no tokens is an :class:`~cupel.errors.InvalidConfigurationError`.
     ``tokenizer`` defaults to :class:`SimpleTokenizer` and may be
     a bare ``text -> int`` counter; ``clock`` (default: the current UTC time) stamps the metadata.
     """
@@ -92,6 +95,12 @@ def assemble_context(
         config = AssemblyConfig()
     elif not isinstance(config, AssemblyConfig):
         raise CupelTypeError(f"config must be an AssemblyConfig or None, got {type(config).__name__}")
+    if budget.available == 0:
+        raise InvalidConfigurationError(
+            f"the reserves take the whole budget: TokenBudget.total_tokens {budget.total_tokens} = "
+            f"reserved_system {budget.reserved_system} + reserved_query {budget.reserved_query} + "
+            f"reserved_response {budget.reserved_response}, which leaves 0 tokens for the context"
+        )
     counter = as_tokenizer(tokenizer)
     sink = active_sink()
     if sink is None:
@@ -129,6 +138,8 @@ def _assemble(
     stats: dict[str, int],
 ) -> AssembledContext:
     source = pin(retriever)
+    if isinstance(source, HybridRetriever):
+        source = source.for_budget(budget.available)  # candidates enough for the budget
     state_root = state_root_of(source)
 
     results = retrieve(source, query)  # type: ignore[arg-type]

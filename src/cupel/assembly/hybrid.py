@@ -10,13 +10,24 @@ from typing import Protocol, runtime_checkable
 
 from cupel.assembly._validate import require_float, require_int
 from cupel.assembly.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from cupel.assembly.ordering import sort_results
+from cupel.assembly.ordering import ordering_key
 from cupel.assembly.types import Chunk, Document, RetrievalResult
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
-__all__ = ["HybridRetriever", "SearchParams", "SearchableSnapshot", "Substrate", "hybrid_search"]
+__all__ = [
+    "CANDIDATE_TOKENS",
+    "HybridRetriever",
+    "SearchParams",
+    "SearchableSnapshot",
+    "Substrate",
+    "hybrid_search",
+]
 
 Hit = tuple[Chunk, Document, float]
+
+CANDIDATE_TOKENS = 16
+"""The chunk size, in tokens, :meth:`SearchParams.for_budget` plans for: small chunks, so that the
+candidates cover the budget even when chunks are short (a chat turn, a sentence)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +51,18 @@ class SearchParams:
         if rrf_k < 0:
             raise InvalidConfigurationError(f"SearchParams.rrf_k must be >= 0, got {self.rrf_k!r}")
         object.__setattr__(self, "rrf_k", rrf_k)
+
+    @classmethod
+    def for_budget(cls, available_tokens: int) -> SearchParams:
+        """Parameters whose candidates can fill ``available_tokens``: each channel returns
+        ``max(50, ceil(available_tokens / CANDIDATE_TOKENS))`` and all fused results are kept.
+
+        ``assemble_context`` and ``cupel assemble --db`` use it, so a larger budget searches deeper
+        instead of stopping at a fixed 100 candidates.
+        """
+        require_int("SearchParams.for_budget", "available_tokens", available_tokens)
+        k = max(50, -(-available_tokens // CANDIDATE_TOKENS))
+        return cls(semantic_k=k, lexical_k=k, top_k=2 * k)
 
 
 @runtime_checkable
@@ -83,7 +106,9 @@ def _search_pool() -> ThreadPoolExecutor:
 
 def _channel(hits: Sequence[Hit], k: int) -> tuple[RetrievalResult, ...]:
     # Each channel keeps exactly k results; ties at the cut are broken by the deterministic order.
-    return sort_results(RetrievalResult(chunk, document, score) for chunk, document, score in hits)[:k]
+    results = [RetrievalResult(chunk, document, score) for chunk, document, score in hits]
+    results.sort(key=ordering_key)
+    return tuple(results[:k])
 
 
 def hybrid_search(
@@ -142,6 +167,14 @@ class HybridRetriever:
 
     def retrieve(self, query: str) -> tuple[RetrievalResult, ...]:
         return hybrid_search(query, self.snapshot, self.params, parallel=self.parallel)
+
+    def for_budget(self, available_tokens: int) -> HybridRetriever:
+        """This retriever, searching :meth:`SearchParams.for_budget` deep unless its params were given."""
+        if self.params is not None:
+            return self
+        return HybridRetriever(
+            self.snapshot, SearchParams.for_budget(available_tokens), parallel=self.parallel
+        )
 
     def state_root(self) -> str:
         return self.snapshot.state_root()

@@ -1,7 +1,8 @@
 """Vector search over a store version: exact cosine top-k (CFS-021 §2 ``semantic_score``).
 
-Vectors are stored with their chunks as little-endian float32, L2-normalised at write time, so cosine
-similarity is a dot product. Two backends compute the same exact (not approximate) top-k:
+Vectors are stored beside their chunks (table ``vectors``, only for stores built with an embedder) as
+little-endian float32, L2-normalised at write time, so cosine similarity is a dot product. Two backends
+compute the same exact (not approximate) top-k:
 
 * ``"numpy"`` (default): the version's vectors are read once into a matrix (cached per version) and
   multiplied by the query vector. Needs numpy (``pip install "pycupel[rag]"``), imported on first use.
@@ -102,7 +103,8 @@ class MatrixCache:
                 return found
         np = numpy_module()
         rows = connection.execute(
-            "SELECT rowid, vector FROM chunks WHERE added <= ? AND removed > ? AND has_vector ORDER BY rowid",
+            "SELECT c.rowid, v.vector FROM chunks AS c JOIN vectors AS v ON v.rowid = c.rowid "
+            "WHERE c.added <= ? AND c.removed > ? ORDER BY c.rowid",
             (version, version),
         ).fetchall()
         rowids = np.array([row[0] for row in rows], dtype=np.int64)
@@ -148,8 +150,9 @@ def _rank_sqlite_vec(
     connection: sqlite3.Connection, version: int, packed: bytes, k: int
 ) -> list[tuple[int, float]]:
     query = (
-        "SELECT rowid, vec_distance_cosine(vector, ?) AS distance FROM chunks "
-        "WHERE added <= ? AND removed > ? AND has_vector {extra} ORDER BY distance, rowid {limit}"
+        "SELECT c.rowid, vec_distance_cosine(v.vector, ?) AS distance FROM chunks AS c "
+        "JOIN vectors AS v ON v.rowid = c.rowid "
+        "WHERE c.added <= ? AND c.removed > ? {extra} ORDER BY distance, c.rowid {limit}"
     )
     rows = connection.execute(
         query.format(extra="", limit="LIMIT ?"), (packed, version, version, k + 1)
@@ -159,7 +162,7 @@ def _rank_sqlite_vec(
         rows = (
             rows[:k]
             + connection.execute(
-                query.format(extra="AND vec_distance_cosine(vector, ?) = ?", limit=""),
+                query.format(extra="AND vec_distance_cosine(v.vector, ?) = ?", limit=""),
                 (packed, version, version, packed, rows[k - 1][1]),
             ).fetchall()
         )

@@ -1,22 +1,27 @@
 """A versioned, embedded retrieval substrate on SQLite (CFS-021 §11 ``GraphStore``).
 
 :class:`SqliteStore` keeps documents and their chunks (ids, paths, sequence numbers, byte offsets, text,
-vectors) in one SQLite file (or ``":memory:"``), with an FTS5 index for lexical search and the vectors for
-semantic search.
+and vectors when an embedder is configured) in one SQLite file (or ``":memory:"``), with an FTS5 index for
+lexical search.
 
 **Versions.** Every write (one :meth:`SqliteStore.write` block, committed as one transaction) creates a
 new version with a new **state root**: a Merkle root over the sorted hashes of the chunks visible in that
 version (BLAKE3, or BLAKE2b-256 without the optional ``blake3`` package; see
 :mod:`cupel.assembly.hashing`). Committed rows are never deleted and their content never changes:
 replacing or removing a document only records the version that removed it, so every earlier version stays
-readable and :meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root reads only
-that version's rows and statistics, so the same query on the same root gives the same results after any
-later write.
+readable and :meth:`SqliteStore.snapshot` can pin any state root. A search pinned to a root gives the same
+results after any later write (see :mod:`cupel.assembly.lexical` for how).
 
-**Concurrency and crashes.** File stores use SQLite's write-ahead log: any number of readers (threads or
-processes) run alongside one writer, and a writer killed mid-write leaves only its uncommitted transaction
-behind, which SQLite discards; every committed version stays readable. Each thread uses its own
-connection. ``":memory:"`` stores live in one process (a shared-cache in-memory database).
+**Readers and writers.** File stores use SQLite's write-ahead log. ``SqliteStore(path, read_only=True)``
+opens the file read-only (SQLite ``mode=ro``): it never takes the write lock, never waits for a writer,
+never changes the file's bytes, and refuses a file that is not a cupel store (empty, another
+application's database, a store format it does not read). A reader pins the latest committed version when
+it takes a snapshot, so a reader started during a write answers from the version committed before it.
+Writers are serialised (``BEGIN IMMEDIATE``, waiting up to five minutes for another writer), and each
+knows the version it committed (:attr:`StoreWriter.committed`). A writer killed mid-write leaves only its
+uncommitted transaction, which SQLite discards. Damage (a corrupt page, a truncated file) raises
+:class:`StoreError` naming the file and the way out; :meth:`SqliteStore.check` lists what is wrong.
+``":memory:"`` stores live in one process (a shared-cache in-memory database).
 """
 
 from __future__ import annotations
@@ -24,54 +29,50 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from cupel.assembly._validate import require_str
-from cupel.assembly.embedding import Vector, as_embedder, embed_texts, embedder_name
+from cupel.assembly.embedding import HashingEmbedder, Vector, as_embedder, embed_texts, embedder_name
 from cupel.assembly.hashing import HASH_ALGORITHM
 from cupel.assembly.hybrid import HybridRetriever
-from cupel.assembly.lexical import rank_lexical
-from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec, rank_semantic
-from cupel.assembly.types import Chunk, Document
-from cupel.assembly.versioning import LIVE, StoreVersion, UnknownStateRootError, merkle_root
-from cupel.assembly.writer import StoreWriter
+from cupel.assembly.lexical import STEMMED, UNSTEMMED
+from cupel.assembly.semantic import VECTOR_BACKENDS, MatrixCache, load_sqlite_vec
+from cupel.assembly.snapshot import StoreSnapshot
+from cupel.assembly.store_format import (
+    NO_EMBEDDER,
+    SCHEMA_VERSION,
+    StoreError,
+    check_store_file,
+    read_meta,
+    schema,
+    store_problem,
+)
+from cupel.assembly.versioning import StoreVersion, UnknownStateRootError, merkle_root
+from cupel.assembly.writer import StoreWriter, version_root
 from cupel.errors import InvalidConfigurationError
 
-__all__ = ["SCHEMA_VERSION", "SqliteStore", "StoreSnapshot"]
+__all__ = ["NO_EMBEDDER", "SCHEMA_VERSION", "SqliteStore", "StoreError", "StoreSnapshot"]
 
-SCHEMA_VERSION = "1"
 
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS versions (
-    version INTEGER PRIMARY KEY, state_root TEXT NOT NULL, created_at TEXT NOT NULL,
-    chunk_count INTEGER NOT NULL, term_count INTEGER NOT NULL, document_count INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS versions_root ON versions (state_root);
-CREATE TABLE IF NOT EXISTS documents (
-    row INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, path TEXT NOT NULL, content_hash TEXT NOT NULL,
-    modified_at TEXT, added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {LIVE});
-CREATE INDEX IF NOT EXISTS documents_id ON documents (doc_id, removed);
-CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY, doc_row INTEGER NOT NULL REFERENCES documents (row),
-    chunk_id TEXT NOT NULL, sequence INTEGER NOT NULL, byte_offset INTEGER NOT NULL, text TEXT NOT NULL,
-    hash BLOB NOT NULL, term_count INTEGER NOT NULL, vector BLOB NOT NULL, has_vector INTEGER NOT NULL,
-    added INTEGER NOT NULL, removed INTEGER NOT NULL DEFAULT {LIVE});
-CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_row);
-CREATE INDEX IF NOT EXISTS chunks_removed ON chunks (removed);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (terms, content='', tokenize='ascii');
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab (chunks_fts, 'instance');
-"""
+_HASHING_PREFIX = "cupel-hashing-ngrams-v1/"
+_WRITE_TIMEOUT = 300.0  # seconds a writer waits for another writer's transaction
+_READ_TIMEOUT = 30.0  # only WAL recovery after a crash can make a reader wait
 
 
 class SqliteStore:
     """The embedded substrate: ``SqliteStore("kb.db")`` or ``SqliteStore()`` for ``":memory:"``.
 
-    ``embedder`` turns texts into vectors (default :class:`~cupel.assembly.embedding.HashingEmbedder`); the
-    store records its name and dimension and refuses another one later, since vectors from different
-    embedders are not comparable. ``vector_backend`` is ``"numpy"`` or ``"sqlite-vec"`` (see
+    ``read_only=True`` opens an existing store without ever writing or waiting (see the module docstring).
+    ``embedder`` turns texts into vectors for semantic search. A new store has none by default (lexical
+    search only; the built-in :class:`~cupel.assembly.embedding.HashingEmbedder` loses to lexical search
+    on its own, see docs/rag.md); an existing one reopens with the embedder it was built with when that is
+    none or the HashingEmbedder, and otherwise needs it passed again. The store refuses vectors from a
+    different embedder. ``stemming`` (default ``True`` for a new store) picks FTS5's ``porter`` stemmer;
+    an existing store keeps its own. ``vector_backend`` is ``"numpy"`` or ``"sqlite-vec"`` (see
     :mod:`cupel.assembly.semantic`). Use as a context manager or call :meth:`close`.
     """
 
@@ -81,6 +82,8 @@ class SqliteStore:
         *,
         embedder: object = None,
         vector_backend: str = "numpy",
+        read_only: bool = False,
+        stemming: bool | None = None,
     ) -> None:
         path = os.fspath(path)
         if vector_backend not in VECTOR_BACKENDS:
@@ -88,32 +91,106 @@ class SqliteStore:
                 f"SqliteStore.vector_backend must be one of {', '.join(VECTOR_BACKENDS)}, "
                 f"got {vector_backend!r}"
             )
+        if not isinstance(read_only, bool):
+            raise InvalidConfigurationError(f"SqliteStore.read_only must be a bool, got {read_only!r}")
+        if stemming is not None and not isinstance(stemming, bool):
+            raise InvalidConfigurationError(f"SqliteStore.stemming must be a bool or None, got {stemming!r}")
         self.path = path
         self.vector_backend = vector_backend
-        self.embedder: Callable[[list[str]], Sequence[Vector]] = as_embedder(embedder)
+        self.read_only = read_only
         self._memory = path == ":memory:"
-        self._target = f"file:cupel-{uuid.uuid4().hex}?mode=memory&cache=shared" if self._memory else path
+        if self._memory and read_only:
+            raise InvalidConfigurationError("SqliteStore(':memory:') cannot be read_only: it starts empty")
+        if self._memory:
+            self._target = f"file:cupel-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        else:
+            mode = "ro" if read_only else "rwc"
+            self._target = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode={mode}"
         self._local = threading.local()
         # Per-thread connections, by thread; those of finished threads are closed as new ones open.
         self._connections: dict[threading.Thread, sqlite3.Connection] = {}
         self._keeper: sqlite3.Connection | None = None  # keeps a shared in-memory database alive
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
-        self._matrices = MatrixCache()
+        self.matrices = MatrixCache()  # the vectors of recently searched versions
         self._closed = False
+        self.embedder: Callable[[list[str]], Sequence[Vector]] | None = None
+        self.dimension = 0
         try:
-            connection = self._connection()
-            with self._transaction(connection):
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
-                self._init_meta(connection)
-        except sqlite3.DatabaseError as error:
+            if not self._memory:
+                check_store_file(self.path, self.read_only)
+            self._open(embedder, stemming)
+        except sqlite3.Error as error:
             self.close()
-            raise InvalidConfigurationError(f"cannot open store {path!r}: {error}") from None
+            raise store_problem(self.path, error) from None
         except BaseException:
             self.close()
             raise
+
+    # -- opening -------------------------------------------------------------------------------------
+
+    def _open(self, embedder: object, stemming: bool | None) -> None:
+        connection = self._connection()
+        meta = read_meta(connection, self.path, self.read_only)
+        if meta is None:  # a new store: only a writer gets here
+            if not self._memory:
+                connection.execute("PRAGMA journal_mode=WAL")  # persistent: set once, by the creator
+            with self._transaction(connection):
+                # Another writer may have created it meanwhile.
+                meta = read_meta(connection, self.path, self.read_only)
+                if meta is None:
+                    meta = self._create(connection, embedder, stemming)
+        self._adopt(meta, embedder, stemming)
+
+    def _create(
+        self, connection: sqlite3.Connection, embedder: object, stemming: bool | None
+    ) -> dict[str, str]:
+        tokenize = STEMMED if stemming is not False else UNSTEMMED
+        for statement in schema(tokenize):
+            connection.execute(statement)
+        function = as_embedder(embedder) if embedder is not None else None
+        dimension = len(embed_texts(function, ["cupel"], None)[0]) if function is not None else 0
+        meta = {
+            "schema": SCHEMA_VERSION,
+            "hash_algorithm": HASH_ALGORITHM,
+            "embedder": embedder_name(function) if function is not None else NO_EMBEDDER,
+            "dimension": str(dimension),
+            "tokenize": tokenize,
+        }
+        connection.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", sorted(meta.items()))
+        connection.execute("INSERT INTO versions VALUES (0, ?, ?, 0, 0, 0)", (merkle_root([]), _utc_now()))
+        return meta
+
+    def _adopt(self, meta: dict[str, str], embedder: object, stemming: bool | None) -> None:
+        self.hash_algorithm = meta["hash_algorithm"]
+        self.tokenize = meta["tokenize"]
+        self.stemming = self.tokenize == STEMMED
+        if stemming is not None and stemming != self.stemming:
+            raise StoreError(
+                f"{self.path}: the store was built {'with' if self.stemming else 'without'} stemming; "
+                "rebuild it to change that"
+            )
+        recorded = meta["embedder"]
+        self.dimension = int(meta["dimension"])
+        if embedder is None:
+            if recorded == NO_EMBEDDER:
+                return
+            if recorded.startswith(_HASHING_PREFIX):
+                self.embedder = HashingEmbedder(int(recorded[len(_HASHING_PREFIX) :]))
+                return
+            raise StoreError(
+                f"{self.path}: the store was built with embedder {recorded!r}; pass the same embedder "
+                "(SqliteStore(path, embedder=...)) to search it"
+            )
+        function = as_embedder(embedder)
+        name = embedder_name(function)
+        if recorded != name:
+            built = "without vectors" if recorded == NO_EMBEDDER else f"with embedder {recorded!r}"
+            raise StoreError(
+                f"{self.path}: the store was built {built}, got {name!r}; vectors from different embedders "
+                "are not comparable"
+            )
+        self.embedder = function
 
     # -- connections ---------------------------------------------------------------------------------
 
@@ -125,12 +202,15 @@ class SqliteStore:
             return connection
         try:
             connection = sqlite3.connect(
-                self._target, uri=self._memory, timeout=30.0, isolation_level=None, check_same_thread=False
+                self._target,
+                uri=True,
+                timeout=_READ_TIMEOUT if self.read_only else _WRITE_TIMEOUT,
+                isolation_level=None,
+                check_same_thread=False,
             )
         except sqlite3.Error as error:
-            raise InvalidConfigurationError(f"cannot open store {self.path!r}: {error}") from None
-        if not self._memory:
-            connection.execute("PRAGMA journal_mode=WAL")
+            raise StoreError(f"{self.path}: cannot open the store ({error})") from None
+        if not self._memory and not self.read_only:
             # FULL: a committed version survives power loss, not just a killed process.
             connection.execute("PRAGMA synchronous=FULL")
         if self.vector_backend == "sqlite-vec":
@@ -160,6 +240,25 @@ class SqliteStore:
             raise
         connection.execute("COMMIT")
 
+    @contextmanager
+    def reading(self, *, transaction: bool = True) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, inside one read transaction unless ``transaction=False`` (then each
+        statement sees its own committed state). SQLite errors become a :class:`StoreError` naming the
+        file and the way out.
+        """
+        connection = self._connection()
+        nested = connection.in_transaction or not transaction
+        try:
+            if not nested:
+                connection.execute("BEGIN")
+            try:
+                yield connection
+            finally:
+                if not nested:
+                    connection.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise store_problem(self.path, error) from None
+
     def close(self) -> None:
         """Close every connection this store opened; further use raises an error."""
         with self._lock:
@@ -176,47 +275,18 @@ class SqliteStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _init_meta(self, connection: sqlite3.Connection) -> None:
-        meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-        name = embedder_name(self.embedder)
-        if not meta:
-            probe = embed_texts(self.embedder, ["cupel"], None)[0]
-            connection.executemany(
-                "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [
-                    ("schema", SCHEMA_VERSION),
-                    ("hash_algorithm", HASH_ALGORITHM),
-                    ("embedder", name),
-                    ("dimension", str(len(probe))),
-                ],
-            )
-            connection.execute(
-                "INSERT INTO versions VALUES (0, ?, ?, 0, 0, 0)", (merkle_root([]), _utc_now())
-            )
-            meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("schema") != SCHEMA_VERSION:
-            raise InvalidConfigurationError(
-                f"store {self.path!r} has schema {meta.get('schema')!r}, this cupel reads {SCHEMA_VERSION!r}"
-            )
-        if meta["embedder"] != name:
-            raise InvalidConfigurationError(
-                f"store {self.path!r} was built with embedder {meta['embedder']!r}, got {name!r}; "
-                "vectors from different embedders are not comparable"
-            )
-        self.dimension = int(meta["dimension"])
-        self.hash_algorithm = meta["hash_algorithm"]
-
     # -- versions ------------------------------------------------------------------------------------
 
     def versions(self) -> tuple[StoreVersion, ...]:
         """Every committed version, oldest first (version 0 is the empty store)."""
-        rows = self._connection().execute("SELECT * FROM versions ORDER BY version").fetchall()
+        with self.reading() as connection:
+            rows = connection.execute("SELECT * FROM versions ORDER BY version").fetchall()
         return tuple(StoreVersion(*row) for row in rows)
 
     def latest(self) -> StoreVersion:
         """The newest committed version."""
-        row = self._connection().execute("SELECT * FROM versions ORDER BY version DESC LIMIT 1").fetchone()
-        return StoreVersion(*row)
+        with self.reading(transaction=False) as connection:
+            return _latest(connection)
 
     def get_latest_state_root(self) -> str:
         """The state root of the newest version (CFS-021 §11)."""
@@ -238,11 +308,10 @@ class SqliteStore:
                 f"'{self.hash_algorithm}:'), got {state_root!r}"
             )
         pattern = f"{self.hash_algorithm}:{digits.lower()}%"
-        rows = (
-            self._connection()
-            .execute("SELECT * FROM versions WHERE state_root LIKE ? ORDER BY version", (pattern,))
-            .fetchall()
-        )
+        with self.reading() as connection:
+            rows = connection.execute(
+                "SELECT * FROM versions WHERE state_root LIKE ? ORDER BY version", (pattern,)
+            ).fetchall()
         roots = {row[1] for row in rows}
         if not rows:
             raise UnknownStateRootError(f"no version of {self.path!r} has state root {state_root!r}")
@@ -262,143 +331,93 @@ class SqliteStore:
     def verify(self, state_root: str | None = None) -> bool:
         """Recompute a version's Merkle root from its rows and compare it with the recorded one."""
         version = self.resolve(state_root)
-        return self._root_of(self._connection(), version.version) == version.state_root
+        with self.reading() as connection:
+            return version_root(connection, version.version) == version.state_root
+
+    def check(self) -> tuple[list[str], StoreVersion | None]:
+        """``(problems, last good version)``: SQLite's integrity check, then every version's Merkle root
+        recomputed from its rows. The last good version is the newest whose root verifies."""
+        problems: list[str] = []
+        good: StoreVersion | None = None
+        connection = self._connection()
+        try:
+            rows = connection.execute("PRAGMA integrity_check(20)").fetchall()
+            report = [line for row in rows for line in str(row[0]).splitlines() if line.strip()]
+        except sqlite3.Error as error:
+            report = [f"cannot run ({error})"]
+        if report != ["ok"]:
+            problems.extend(f"integrity check: {line}" for line in report if not line.startswith("***"))
+        try:
+            rows = connection.execute("SELECT * FROM versions ORDER BY version").fetchall()
+        except sqlite3.Error as error:
+            problems.append(f"the version table is unreadable ({error})")
+            return problems, None
+        for version in (StoreVersion(*row) for row in rows):
+            try:
+                root = version_root(connection, version.version)
+            except sqlite3.Error as error:
+                problems.append(f"version {version.version}: unreadable ({error})")
+                continue
+            if root != version.state_root:
+                problems.append(
+                    f"version {version.version}: recorded state root {version.state_root}, "
+                    f"its rows give {root}"
+                )
+            else:
+                good = version
+        return problems, good
 
     # -- documents -----------------------------------------------------------------------------------
 
     def documents(self, state_root: str | None = None) -> dict[str, tuple[str, str]]:
         """``{document id: (path, content hash)}`` of a version (default: the latest)."""
         version = self.resolve(state_root).version
-        rows = (
-            self._connection()
-            .execute(
-                "SELECT doc_id, path, content_hash FROM documents WHERE added <= ? AND removed > ? "
-                "ORDER BY doc_id",
-                (version, version),
-            )
-            .fetchall()
-        )
-        return {doc_id: (path, content) for doc_id, path, content in rows}
+        with self.reading() as connection:
+            return _documents(connection, version)
 
     @contextmanager
     def write(self) -> Iterator[StoreWriter]:
         """One atomic write: ``with store.write() as w: w.put(...); w.remove(...)``.
 
-        On success a new version is committed (unless nothing changed); on an exception nothing is.
+        On success a new version is committed (unless nothing changed) and ``w.committed`` is it; on an
+        exception nothing is. Writers are serialised, across threads and processes.
         """
+        if self.read_only:
+            raise StoreError(f"{self.path}: opened read_only, cannot write")
         with self._write_lock:
             connection = self._connection()
-            with self._transaction(connection):
-                latest = self.latest()
-                if self.hash_algorithm != HASH_ALGORITHM:
-                    raise InvalidConfigurationError(
-                        f"store {self.path!r} hashes with {self.hash_algorithm} but this installation uses "
-                        f"{HASH_ALGORITHM}; install or remove the blake3 package to match"
-                    )
-                writer = StoreWriter(connection, latest.version + 1, self.embedder, self.dimension)
-                yield writer
-                writer.flush()
-                if writer.changed:
-                    self._commit_version(connection, latest.version + 1)
-
-    def _commit_version(self, connection: sqlite3.Connection, version: int) -> None:
-        chunk_count, term_count = connection.execute(
-            "SELECT count(*), coalesce(sum(term_count), 0) FROM chunks WHERE added <= ? AND removed > ?",
-            (version, version),
-        ).fetchone()
-        (document_count,) = connection.execute(
-            "SELECT count(*) FROM documents WHERE added <= ? AND removed > ?", (version, version)
-        ).fetchone()
-        connection.execute(
-            "INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                version,
-                self._root_of(connection, version),
-                _utc_now(),
-                chunk_count,
-                term_count,
-                document_count,
-            ),
-        )
-
-    @staticmethod
-    def _root_of(connection: sqlite3.Connection, version: int) -> str:
-        rows = connection.execute(
-            "SELECT hash FROM chunks WHERE added <= ? AND removed > ?", (version, version)
-        ).fetchall()
-        return merkle_root(row[0] for row in rows)
+            try:
+                with self._transaction(connection):
+                    latest = _latest(connection)
+                    if self.hash_algorithm != HASH_ALGORITHM:
+                        raise InvalidConfigurationError(
+                            f"store {self.path!r} hashes with {self.hash_algorithm} but this installation "
+                            f"uses {HASH_ALGORITHM}; install or remove the blake3 package to match"
+                        )
+                    writer = StoreWriter(connection, latest, self.embedder, self.dimension)
+                    yield writer
+                    writer.commit(_utc_now())
+            except sqlite3.Error as error:
+                raise store_problem(self.path, error) from None
 
     # -- reading -------------------------------------------------------------------------------------
-
-    def results(self, scored: Sequence[tuple[int, float]]) -> list[tuple[Chunk, Document, float]]:
-        """``(chunk, document, score)`` for ``(rowid, score)`` pairs, in the same order."""
-        if not scored:
-            return []
-        connection = self._connection()
-        rowids = [rowid for rowid, _ in scored]
-        found: dict[int, tuple[Chunk, Document]] = {}
-        for start in range(0, len(rowids), 500):
-            batch = rowids[start : start + 500]
-            rows = connection.execute(
-                "SELECT c.rowid, c.chunk_id, c.text, c.sequence, c.byte_offset, d.doc_id, d.path, "
-                "d.modified_at FROM chunks AS c JOIN documents AS d ON d.row = c.doc_row "
-                f"WHERE c.rowid IN ({','.join('?' * len(batch))})",
-                batch,
-            ).fetchall()
-            for rowid, chunk_id, text, sequence, offset, doc_id, path, modified in rows:
-                moment = datetime.fromisoformat(modified) if modified is not None else None
-                found[rowid] = (Chunk(chunk_id, text, sequence, offset), Document(doc_id, path, moment))
-        return [(*found[rowid], score) for rowid, score in scored]
 
     def __repr__(self) -> str:
         return f"SqliteStore({self.path!r}, vector_backend={self.vector_backend!r})"
 
 
-class StoreSnapshot:
-    """A store pinned to one version; what :func:`~cupel.assembly.hybrid.hybrid_search` searches."""
+def _latest(connection: sqlite3.Connection) -> StoreVersion:
+    return StoreVersion(
+        *connection.execute("SELECT * FROM versions ORDER BY version DESC LIMIT 1").fetchone()
+    )
 
-    __slots__ = ("store", "version")
 
-    def __init__(self, store: SqliteStore, version: StoreVersion) -> None:
-        self.store = store
-        self.version = version
-
-    def state_root(self) -> str:
-        return self.version.state_root
-
-    def snapshot(self, state_root: str | None = None) -> StoreSnapshot:
-        """This snapshot, or another version of its store when ``state_root`` names one."""
-        return self if state_root is None else self.store.snapshot(state_root)
-
-    def pin(self) -> HybridRetriever:
-        return HybridRetriever(self)
-
-    def lexical(self, query: str, k: int) -> list[tuple[Chunk, Document, float]]:
-        """The ``k`` best chunks by BM25 (ties at the k-th score included), best first."""
-        version = self.version
-        scored = rank_lexical(
-            self.store._connection(), version.version, version.chunk_count, version.term_count, query, k
-        )
-        return self.store.results(scored)
-
-    def semantic(self, query: str, k: int) -> list[tuple[Chunk, Document, float]]:
-        """The ``k`` most similar chunks by cosine (ties at the k-th score included), best first."""
-        if self.version.chunk_count == 0 or k <= 0:
-            return []
-        (vector,) = embed_texts(self.store.embedder, [query], self.store.dimension)
-        scored = rank_semantic(
-            self.store._connection(),
-            self.version.version,
-            vector,
-            k,
-            self.store.vector_backend,
-            self.store._matrices,
-        )
-        return self.store.results(scored)
-
-    def __repr__(self) -> str:
-        version = self.version
-        return f"StoreSnapshot({self.store!r}, version={version.version}, state_root={version.state_root!r})"
+def _documents(connection: sqlite3.Connection, version: int) -> dict[str, tuple[str, str]]:
+    rows = connection.execute(
+        "SELECT doc_id, path, content_hash FROM documents WHERE added <= ? AND removed > ? ORDER BY doc_id",
+        (version, version),
+    ).fetchall()
+    return {doc_id: (path, content) for doc_id, path, content in rows}
 
 
 def _utc_now() -> str:

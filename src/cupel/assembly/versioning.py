@@ -17,6 +17,9 @@ from cupel.errors import InvalidConfigurationError
 
 __all__ = ["LIVE", "StoreVersion", "UnknownStateRootError", "chunk_hash", "merkle_root"]
 
+# One encoder, built once: json.dumps with these options would build a new one per chunk.
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 LIVE = (1 << 63) - 1
 """The ``removed`` version of a row that no version has removed yet."""
 
@@ -45,10 +48,8 @@ def merkle_root(leaves: Iterable[bytes]) -> str:
 def chunk_hash(document: Document, chunk: Chunk) -> bytes:
     """The Merkle leaf of a chunk: ``H(0x00 ||`` canonical JSON of its document, position and text``)``."""
     modified = document.modified_at.isoformat() if document.modified_at is not None else None
-    canonical = json.dumps(
-        [document.id, document.path, modified, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text],
-        ensure_ascii=False,
-        separators=(",", ":"),
+    canonical = _CANONICAL.encode(
+        [document.id, document.path, modified, chunk.id, chunk.sequence, chunk.byte_offset, chunk.text]
     )
     return raw_digest(b"\x00" + canonical.encode("utf-8"))
 

@@ -47,9 +47,11 @@ def register(subcommands: Any) -> None:
         help="pack retrieval results (JSONL, or from a `cupel index` store) into a token-budgeted context",
         description=(
             "Read retrieval results (one JSON object per line), or search a store built by `cupel index` "
-            "(--db), drop duplicates, pack them into the token budget and print the context with "
-            "[DOC: path] markers. Budget arithmetic uses --tokenizer, by default the spec's "
-            "SimpleTokenizer (4 UTF-8 bytes per token)."
+            "(--db, opened read-only: it never waits for `cupel index` and never changes the file), drop "
+            "duplicates, pack them into the token budget and print the context with [DOC: path] markers. "
+            "Budget arithmetic uses --tokenizer, by default the spec's SimpleTokenizer (4 UTF-8 bytes per "
+            "token). A store indexed with --embedder hashing needs numpy to search "
+            '(pip install "pycupel[rag]"); the default store needs no extra.'
         ),
     )
     parser.add_argument(
@@ -145,10 +147,12 @@ def _settings(args: argparse.Namespace) -> tuple[TokenBudget, AssemblyConfig]:
     query = _count("--reserved-query", args.reserved_query)
     response = _count("--reserved-response", args.reserved_response)
     overhead = _count("--per-doc-overhead", args.per_doc_overhead)
-    if total < system + query + response:
+    reserved = system + query + response
+    if total <= reserved:
         raise _InputError(
-            f"--budget {total} is smaller than the reserved tokens ({system + query + response} = "
-            f"system {system} + query {query} + response {response})"
+            f"--budget {total} leaves no tokens for the context: the reserves take "
+            f"{'all of it' if total == reserved else 'more'} ({reserved} = --reserved-system {system} + "
+            f"--reserved-query {query} + --reserved-response {response}); raise --budget or lower a reserve"
         )
     budget = TokenBudget(
         total,
@@ -208,13 +212,14 @@ def _check_arguments(args: argparse.Namespace) -> None:
 def _assemble_from_store(
     args: argparse.Namespace, budget: TokenBudget, config: AssemblyConfig, counter: Any
 ) -> tuple[AssembledContext, int]:
-    from cupel.assembly.hybrid import hybrid_search
+    from cupel.assembly.hybrid import SearchParams, hybrid_search
     from cupel.assembly.store import SqliteStore
 
-    with SqliteStore(args.db) as store:
+    with SqliteStore(args.db, read_only=True) as store:
         # What parallel_assemble does, keeping the retrieved results to count them for --summary.
         snapshot = store.snapshot(args.state_root)
-        results = hybrid_search(args.query, snapshot, parallel=True)
+        params = SearchParams.for_budget(budget.available)
+        results = hybrid_search(args.query, snapshot, params, parallel=store.embedder is not None)
         retriever = StaticRetriever(results, state_root=snapshot.state_root())
         context = assemble_context(args.query, retriever, budget, counter, config)
     return context, len(results)
