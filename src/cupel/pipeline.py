@@ -117,37 +117,62 @@ class Pipeline:
             f"deduplication={self.deduplication!r}, overflow_strategy={self.overflow_strategy!r})"
         )
 
-    def run(self, items: Sequence[ContextItem], budget: ContextBudget) -> list[ContextItem]:
-        """Select and order items for the window. Inputs are never mutated."""
-        return self._execute(items, budget, None)
+    def run(
+        self, items: Sequence[ContextItem], budget: ContextBudget, *, query: str | None = None
+    ) -> list[ContextItem]:
+        """Select and order items for the window. Inputs are never mutated.
+
+        ``query``: the question the context should answer, bound to every scorer that reads one
+        (RelevanceScorer) for this call only; None keeps each scorer as configured.
+        """
+        return self._execute(items, budget, None, self._scorer_for(query))
 
     def run_traced(
-        self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
+        self,
+        items: Sequence[ContextItem],
+        budget: ContextBudget,
+        collector: TraceCollector,
+        *,
+        query: str | None = None,
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
         from cupel._tracer import Tracer
         from cupel.diagnostics.trace import DiagnosticTraceCollector
 
+        scorer = self._scorer_for(query)
         tracer = Tracer(collector) if collector.is_enabled else None
         if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
             with collector_paused():  # only this pipeline's and the collector's code build records
-                return self._execute(items, budget, tracer)
-        return self._execute(items, budget, tracer)
+                return self._execute(items, budget, tracer, scorer)
+        return self._execute(items, budget, tracer, scorer)
 
-    def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
-        """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
+    def dry_run(
+        self, items: Sequence[ContextItem], budget: ContextBudget, *, query: str | None = None
+    ) -> SelectionReport:
+        """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns.
+
+        With a RelevanceScorer in the policy, each entry carries its relevance score and ``notes``
+        names the query (or says that there was none, and that relevance changed no ranking).
+        """
         from cupel._tracer import Tracer
 
+        scorer = self._scorer_for(query)
+        items = checked_items(items)
         tracer = Tracer.reporting()  # with a report-building collector of its own
         with collector_paused():
-            self._execute(items, budget, tracer)
-            return tracer.report()
+            self._execute(items, budget, tracer, scorer)
+            report = tracer.report()
+        from cupel.scorers.relevance import explain_relevance
+
+        return explain_relevance(report, scorer, items)
 
     async def arun(
         self,
         items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
         budget: ContextBudget,
         collector: TraceCollector | None = None,
+        *,
+        query: str | None = None,
     ) -> list[ContextItem]:
         """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source.
 
@@ -156,24 +181,44 @@ class Pipeline:
         """
         from cupel import _async
 
+        self._scorer_for(query)  # a bad query fails before the source is drained
         collected = await _async.collect(items, "items")
         if collector is None:
-            return await _async.run_cpu(lambda: self.run(collected, budget), len(collected))
-        return await _async.run_cpu(lambda: self.run_traced(collected, budget, collector), len(collected))
+            return await _async.run_cpu(lambda: self.run(collected, budget, query=query), len(collected))
+        return await _async.run_cpu(
+            lambda: self.run_traced(collected, budget, collector, query=query), len(collected)
+        )
 
     async def adry_run(
         self,
         items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
         budget: ContextBudget,
+        *,
+        query: str | None = None,
     ) -> SelectionReport:
         """Async :meth:`dry_run`; ``items`` may be an async source, drained before selection starts."""
         from cupel import _async
 
+        self._scorer_for(query)
         collected = await _async.collect(items, "items")
-        return await _async.run_cpu(lambda: self.dry_run(collected, budget), len(collected))
+        return await _async.run_cpu(lambda: self.dry_run(collected, budget, query=query), len(collected))
+
+    def _scorer_for(self, query: object) -> Scorer:
+        """The scorer of one call: this pipeline's, bound to ``query`` when one is given."""
+        if query is None:
+            return self.scorer
+        if not isinstance(query, str):
+            raise CupelTypeError(f"query must be a string or None, got {type(query).__name__}")
+        from cupel.scorers._query import bind_query
+
+        return bind_query(self.scorer, query)
 
     def _execute(
-        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
+        self,
+        items: Sequence[ContextItem],
+        budget: ContextBudget,
+        tracer: Tracer | None,
+        scorer: Scorer | None = None,
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
@@ -196,10 +241,12 @@ class Pipeline:
         ordered = tracer is not None or "_slice_unordered" not in type(self.slicer).__dict__
         if tracer is None or tracer.run_end is None:
             with run_scope():  # columns a stage derives, for later stages (cupel/_run_columns.py)
-                return self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
+                prepared = self._prepare(items, budget, tracer, ordered, scorer)
+                return self._select(prepared, budget, tracer, ordered)
         try:
             with run_scope():
-                placed = self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
+                prepared = self._prepare(items, budget, tracer, ordered, scorer)
+                placed = self._select(prepared, budget, tracer, ordered)
         except BaseException as error:
             tracer.run_end(error)
             raise
@@ -212,11 +259,13 @@ class Pipeline:
         budget: ContextBudget | None,
         tracer: Tracer | None,
         ordered: bool = True,
+        scorer: Scorer | None = None,
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
         The pinned-budget check of Classify runs here when a budget is given. Without ``ordered``, the
-        candidates stay in index order (for the slicer's ``_slice_unordered``).
+        candidates stay in index order (for the slicer's ``_slice_unordered``). ``scorer`` replaces
+        this pipeline's for the call (bound to a query).
         """
         if tracer is not None:
             from cupel.diagnostics.reasons import NegativeTokens
@@ -246,7 +295,8 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scores = _numeric.float_column(score_items(self.scorer, scoreable)) if scoreable else []
+        scorer = self.scorer if scorer is None else scorer
+        scores = _numeric.float_column(score_items(scorer, scoreable)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 

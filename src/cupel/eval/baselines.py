@@ -1,4 +1,4 @@
-"""Baselines every report carries: the recent window, seeded random selection and the oracle bound.
+"""Baselines every report carries: the recent window, BM25-greedy, seeded random and the oracle bound.
 
 Each works on a case's *units* -- the atoms a selection can keep (one item, or a chat message together
 with its tool results) -- given as token costs, and returns the kept element indices.
@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-__all__ = ["oracle_knapsack", "random_units", "recent_items", "recent_messages"]
+from cupel.scorers.relevance import bm25_scores
+
+__all__ = ["bm25_units", "oracle_knapsack", "random_units", "recent_items", "recent_messages"]
 
 
 def recent_messages(roles: Sequence[str], tokens: Sequence[int], max_tokens: int) -> list[int]:
@@ -43,6 +45,22 @@ def recent_items(order: Sequence[int], tokens: Sequence[int], max_tokens: int) -
         kept.append(element)
     kept.reverse()
     return kept
+
+
+def bm25_units(query: str, texts: Sequence[str], unit_tokens: Sequence[int], max_tokens: int) -> list[int]:
+    """Units greedily by BM25 score against ``query`` (RelevanceScorer's BM25), each kept if it still fits.
+
+    Equal scores (units without a query term, for one) go newest first. Unit indices, ascending.
+    """
+    scores = bm25_scores(query, texts)
+    order = sorted(range(len(texts)), key=lambda unit: (-scores[unit], -unit))
+    kept: list[int] = []
+    used = 0
+    for unit in order:
+        if used + unit_tokens[unit] <= max_tokens:
+            used += unit_tokens[unit]
+            kept.append(unit)
+    return sorted(kept)
 
 
 def random_units(unit_tokens: Sequence[int], max_tokens: int, seed: int) -> list[int]:

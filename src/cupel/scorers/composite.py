@@ -75,6 +75,15 @@ class CompositeScorer(ScorerBase):
             result = [total + score * weight for total, score in zip(result, column, strict=True)]
         return result
 
+    def with_query(self, query: str) -> CompositeScorer:
+        """The same weights over children bound to ``query`` (``self`` when no child reads a query)."""
+        from cupel.scorers._query import bind_query
+
+        bound = [bind_query(scorer, query) for scorer in self.scorers]
+        if all(new is old for new, old in zip(bound, self.scorers, strict=True)):
+            return self
+        return CompositeScorer(zip(bound, (weight for _, weight in self.entries), strict=True))
+
     def __repr__(self) -> str:
         inner = ", ".join(f"({scorer!r}, {weight!r})" for scorer, weight in self.entries)
         return f"CompositeScorer([{inner}])"

@@ -52,6 +52,13 @@ class ScaledScorer(ScorerBase):
         span = high - low
         return [(value - low) / span for value in raw]
 
+    def with_query(self, query: str) -> ScaledScorer:
+        """The inner scorer bound to ``query`` (``self`` when it reads no query)."""
+        from cupel.scorers._query import bind_query
+
+        inner = bind_query(self.inner, query)
+        return self if inner is self.inner else ScaledScorer(inner)
+
     def __repr__(self) -> str:
         return f"ScaledScorer({self.inner!r})"
 

@@ -1,0 +1,168 @@
+"""Evidence recall on LoCoMo conversations: the selectors a chat user can run, with the question.
+
+Usage: ``python benchmarks/locomo_dev.py [PATH] [--budgets 1000,2000,4000,8000] [--selectors a,b]
+[--limit N] [--json]``. PATH defaults to ``../shared/data/locomo/locomo-dev.json`` beside the
+repository (CC BY-NC: read from there, never copied). Every question with usable evidence becomes one
+case: the whole history before it, then the question as the last user message (``load_locomo``; the
+questions it cannot use are counted and printed). Tokens are cl100k (tiktoken), each message costed as
+``select_messages`` costs it; a budget covers the question too. For each selector and budget it prints
+the mean evidence recall (share of evidence turns kept) and the all-gold rate (share of questions
+with every evidence turn kept), and whether each kept window is a valid conversation.
+
+Selectors:
+
+- ``bm25``: the question, then the other messages greedily by BM25 score against it (the
+  ``cupel eval`` baseline; RelevanceScorer's BM25), each kept if it still fits.
+- ``recent``: the newest messages that fit, starting on a user message (LangChain's ``trim_messages``).
+- ``chat``, ``long_running``: ``select_messages(messages, budget, policy)`` with no query: what a chat
+  user runs today, and the "no query" floor of the presets.
+- ``chat+q``, ``long_running+q``: the same, the question bound into the preset's RelevanceScorer
+  (the interim way ``cupel eval`` passes a chat case's question until ``select_messages`` takes a query).
+- ``relevance+q:STRATEGY``: a policy of RelevanceScorer alone, greedy by score, through
+  ``select_messages`` with that strategy (``turns``, ``messages``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cupel import Policy
+from cupel.chat import message_token_counts, select_messages
+from cupel.eval.baselines import bm25_units, recent_messages
+from cupel.eval.cases import EvalCase
+from cupel.eval.evaluate import policy_with_query
+from cupel.eval.loaders import load_locomo, locomo_skipped
+from cupel.eval.validity import transcript_problems
+from cupel.placers import ChronologicalPlacer
+from cupel.policy import get_preset
+from cupel.scorers import RelevanceScorer
+from cupel.slicers import GreedySlice
+from cupel.tokens import counter_from_name
+
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
+Selector = Callable[[EvalCase, list[int], int], tuple[list[int], bool]]
+
+
+def _relevance_only() -> Policy:
+    return Policy(RelevanceScorer(), GreedySlice(), ChronologicalPlacer())
+
+
+def _chat_selector(policy: Policy, *, query: bool, strategy: str | None, counter: Any) -> Selector:
+    def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
+        assert case.messages is not None
+        chosen_policy = policy_with_query(policy, case.question) if query else policy
+        selection = select_messages(
+            list(case.messages),
+            budget,
+            chosen_policy,
+            counter,
+            strategy=strategy,  # type: ignore[arg-type]
+        )
+        positions = {id(message): index for index, message in enumerate(case.messages)}
+        kept = [positions[id(message)] for message in selection.messages]
+        return kept, not transcript_problems(selection.messages, case.provider)
+
+    return run
+
+
+def _bm25(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
+    assert case.messages is not None and case.question is not None
+    texts = [str(message.get("content", "")) for message in case.messages]
+    last = len(texts) - 1
+    kept = [last, *bm25_units(case.question, texts[:last], tokens[:last], budget - tokens[last])]
+    return sorted(kept), True
+
+
+def _recent(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
+    assert case.messages is not None
+    roles = [str(message.get("role")) for message in case.messages]
+    return recent_messages(roles, tokens, budget), True
+
+
+def selectors(counter: Any) -> dict[str, Selector]:
+    found: dict[str, Selector] = {"bm25": _bm25, "recent": _recent}
+    for name in ("chat", "long_running"):
+        found[name] = _chat_selector(get_preset(name), query=False, strategy=None, counter=counter)
+        found[f"{name}+q"] = _chat_selector(get_preset(name), query=True, strategy=None, counter=counter)
+    for strategy in ("turns", "messages"):
+        found[f"relevance+q:{strategy}"] = _chat_selector(
+            _relevance_only(), query=True, strategy=strategy, counter=counter
+        )
+    return found
+
+
+def measure(
+    cases: Sequence[EvalCase], chosen: dict[str, Selector], budgets: Sequence[int], counter: Any
+) -> dict[str, dict[int, dict[str, float]]]:
+    totals = {name: {budget: [0.0, 0.0, 0.0] for budget in budgets} for name in chosen}
+    costs: dict[str, int] = {}
+    for case in cases:
+        assert case.messages is not None
+        tokens = message_token_counts(list(case.messages), counter=counter)
+        gold = set(case.gold)
+        for name, selector in chosen.items():
+            for budget in budgets:
+                kept, valid = selector(case, tokens, budget)
+                found = len(gold.intersection(kept))
+                row = totals[name][budget]
+                row[0] += found / len(gold)
+                row[1] += found == len(gold)
+                row[2] += valid
+        costs.clear()
+    count = len(cases)
+    return {
+        name: {
+            budget: {"recall": row[0] / count, "all_gold": row[1] / count, "valid": row[2] / count}
+            for budget, row in by_budget.items()
+        }
+        for name, by_budget in totals.items()
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("path", nargs="?", default=str(DEFAULT_PATH))
+    parser.add_argument("--budgets", default="1000,2000,4000,8000")
+    parser.add_argument("--selectors", default="", help="comma-separated names (default: all)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N questions (0: all)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    path = Path(args.path)
+    if not path.exists():
+        print(f"{path}: not found (the LoCoMo dev split is read from beside the repository)", file=sys.stderr)
+        return 2
+    counter = counter_from_name("cl100k_base")
+    cases = load_locomo(path)
+    skipped = locomo_skipped(json.loads(path.read_text(encoding="utf-8")), str(path))
+    if args.limit:
+        cases = cases[: args.limit]
+    budgets = [int(value) for value in args.budgets.split(",")]
+    available = selectors(counter)
+    names = [name for name in args.selectors.split(",") if name] or list(available)
+    unknown = [name for name in names if name not in available]
+    if unknown:
+        parser.error(f"unknown selectors {unknown}; known: {', '.join(available)}")
+    results = measure(cases, {name: available[name] for name in names}, budgets, counter)
+    if args.json:
+        print(json.dumps({"questions": len(cases), "skipped": skipped, "results": results}, indent=2))
+        return 0
+    print(f"{len(cases)} questions; skipped: {skipped or 'none'}")
+    header = " | ".join(f"R@{budget // 1000}k" for budget in budgets)
+    gold_header = " | ".join(f"all@{budget // 1000}k" for budget in budgets)
+    print(f"| selector | {header} | {gold_header} | valid |")
+    print("|---" * (2 * len(budgets) + 2) + "|")
+    for name, by_budget in results.items():
+        recall = " | ".join(f"{by_budget[budget]['recall']:.3f}" for budget in budgets)
+        all_gold = " | ".join(f"{by_budget[budget]['all_gold']:.3f}" for budget in budgets)
+        valid = min(by_budget[budget]["valid"] for budget in budgets)
+        print(f"| `{name}` | {recall} | {all_gold} | {valid:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
