@@ -281,3 +281,11 @@ def test_without_a_query_relevance_adds_nothing_and_the_report_says_so() -> None
     assert "had no query" in with_term.notes[0]
     assert alone.notes == ()
     assert all(entry.relevance is None for entry in alone.included)
+
+
+def test_texts_whose_lower_case_is_longer_are_scored_exactly() -> None:
+    # "İ".lower() is two characters: the joined search must not shift the texts' offsets.
+    contents = ["İİİ trip to İstanbul", "flight to istanbul", "İ", "garden flight"]
+    assert bm25_scores("istanbul flight", contents) == pytest.approx(
+        _reference_bm25("istanbul flight", contents), abs=1e-12
+    )

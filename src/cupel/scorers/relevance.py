@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from cupel.errors import CupelError, CupelTypeError
 from cupel.model import ContextItem
@@ -240,44 +242,63 @@ def bm25_scores(
     scores = [0.0] * count
     if not wanted or not count:
         return scores
-    position = {term: index for index, term in enumerate(wanted)}
-    stems: dict[str, str | None] = {}  # word -> its wanted term, or None; one call's vocabulary
-    found: list[tuple[int, list[int]]] = []
+    found = sorted(_term_counts(wanted, texts, stemming=stemming, stop_words=stop_words).items())
     frequency = [0] * len(wanted)
-    for doc, text in enumerate(texts):
-        lowered = text.lower()
-        # A stem is a prefix of its word: a text that does not contain any term has no matching word.
-        if not any(term in lowered for term in wanted):
-            continue
-        counts = [0] * len(wanted)
-        matched = False
-        for word in _WORD.findall(lowered):
-            term = stems.get(word, "")
-            if term == "":
-                term = None if stop_words and word in STOP_WORDS else (stem(word) if stemming else word)
-                if term not in position:
-                    term = None
-                stems[word] = term
-            if term is not None:
-                counts[position[term]] += 1
-                matched = True
-        if matched:
-            found.append((doc, counts))
-            for index, value in enumerate(counts):
-                if value:
-                    frequency[index] += 1
+    for _, row in found:
+        for index, value in enumerate(row):
+            if value:
+                frequency[index] += 1
     if not found:
         return scores
     idf = [math.log(1.0 + (count - df + 0.5) / (df + 0.5)) for df in frequency]
     average = sum(map(len, texts)) / count
-    for doc, counts in found:
+    for doc, row in found:
         norm = k1 * (1.0 - b + b * len(texts[doc]) / average) if average > 0 else k1
         total = 0.0
-        for index, value in enumerate(counts):
+        for index, value in enumerate(row):
             if value:
                 total += idf[index] * value * (k1 + 1.0) / (value + norm)
         scores[doc] = total
     return scores
+
+
+def _term_counts(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]]:
+    """For each text holding a query term, how often it holds each one (texts without any are absent).
+
+    Exact without splitting every text into words: a stem is a prefix of its word, so each word
+    whose term is wanted starts where the term occurs as a substring after a non-word character.
+    The texts are searched as one lower-cased string, joined by a line break (which no word spans).
+    """
+    corpus = "\n".join(texts).lower()
+    if len(corpus) == sum(map(len, texts)) + len(texts) - 1:
+        ends = list(accumulate(map((1).__add__, map(len, texts))))
+    else:  # a character whose lower case is longer (İ): lower each text on its own
+        lowered = [text.lower() for text in texts]
+        corpus = "\n".join(lowered)
+        ends = list(accumulate(map((1).__add__, map(len, lowered))))
+    term_of: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
+    counts: dict[int, list[int]] = {}
+    for index, term in enumerate(wanted):
+        start = corpus.find(term)
+        while start >= 0:
+            word = None
+            if start == 0 or not corpus[start - 1].isalnum():
+                match = _WORD.match(corpus, start)
+                assert match is not None  # a term starts with a word character
+                word = match.group()
+                found = term_of.get(word, "")
+                if found == "":
+                    found = None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
+                    term_of[word] = found
+                if found == term:
+                    row = counts.get(doc := bisect_right(ends, start))
+                    if row is None:
+                        row = counts[doc] = [0] * len(wanted)
+                    row[index] += 1
+            start = corpus.find(term, start + (len(word) if word else 1))
+    return counts
 
 
 def _cosines(embedder: Embedder, query: str, texts: list[str]) -> list[float]:
