@@ -18,8 +18,10 @@ Selectors:
   user runs today, and the "no query" floor of the presets.
 - ``chat+q``, ``long_running+q``: the same, the question bound into the preset's RelevanceScorer
   (the interim way ``cupel eval`` passes a chat case's question until ``select_messages`` takes a query).
-- ``relevance+q:STRATEGY``: a policy of RelevanceScorer alone, greedy by score, through
-  ``select_messages`` with that strategy (``turns``, ``messages``).
+- ``relevance+q:STRATEGY``: a policy of RelevanceScorer alone, greedy, through ``select_messages``
+  with that strategy (``turns``, ``messages``).
+- Any ``POLICY[+q][:STRATEGY[:RECENT_SHARE]]``: a preset (or ``relevance``), with or without the
+  question, a strategy and a ``recent_share`` (``chat+q:turns:0.25``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from cupel import Policy
 from cupel.chat import message_token_counts, select_messages
 from cupel.eval.baselines import bm25_units, recent_messages
 from cupel.eval.cases import EvalCase
-from cupel.eval.evaluate import policy_with_query
 from cupel.eval.loaders import load_locomo, locomo_skipped
 from cupel.eval.validity import transcript_problems
 from cupel.placers import ChronologicalPlacer
@@ -52,16 +53,19 @@ def _relevance_only() -> Policy:
     return Policy(RelevanceScorer(), GreedySlice(), ChronologicalPlacer())
 
 
-def _chat_selector(policy: Policy, *, query: bool, strategy: str | None, counter: Any) -> Selector:
+def _chat_selector(
+    policy: Policy, *, query: bool, strategy: str | None, share: float | None, counter: Any
+) -> Selector:
     def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
         assert case.messages is not None
-        chosen_policy = policy_with_query(policy, case.question) if query else policy
+        chosen_policy = policy.with_query(case.question) if query else policy
         selection = select_messages(
             list(case.messages),
             budget,
             chosen_policy,
             counter,
             strategy=strategy,  # type: ignore[arg-type]
+            recent_share=share,
         )
         positions = {id(message): index for index, message in enumerate(case.messages)}
         kept = [positions[id(message)] for message in selection.messages]
@@ -84,23 +88,42 @@ def _recent(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], 
     return recent_messages(roles, tokens, budget), True
 
 
-def selectors(counter: Any) -> dict[str, Selector]:
-    found: dict[str, Selector] = {"bm25": _bm25, "recent": _recent}
-    for name in ("chat", "long_running"):
-        found[name] = _chat_selector(get_preset(name), query=False, strategy=None, counter=counter)
-        found[f"{name}+q"] = _chat_selector(get_preset(name), query=True, strategy=None, counter=counter)
-    for strategy in ("turns", "messages"):
-        found[f"relevance+q:{strategy}"] = _chat_selector(
-            _relevance_only(), query=True, strategy=strategy, counter=counter
-        )
-    return found
+DEFAULT_SELECTORS = (
+    "bm25",
+    "recent",
+    "chat",
+    "long_running",
+    "chat+q",
+    "long_running+q",
+    "relevance+q:turns",
+    "relevance+q:messages",
+)
+
+
+def selector(name: str, counter: Any) -> Selector:
+    """``bm25``, ``recent``, or ``POLICY[+q][:STRATEGY[:RECENT_SHARE]]`` (POLICY: a preset or
+    ``relevance``; ``+q`` binds the question into the policy's relevance term)."""
+    if name == "bm25":
+        return _bm25
+    if name == "recent":
+        return _recent
+    head, _, rest = name.partition(":")
+    strategy, _, share = rest.partition(":")
+    policy_name, _, flag = head.partition("+")
+    policy = _relevance_only() if policy_name == "relevance" else get_preset(policy_name)
+    return _chat_selector(
+        policy,
+        query=flag == "q",
+        strategy=strategy or None,
+        share=float(share) if share else None,
+        counter=counter,
+    )
 
 
 def measure(
     cases: Sequence[EvalCase], chosen: dict[str, Selector], budgets: Sequence[int], counter: Any
 ) -> dict[str, dict[int, dict[str, float]]]:
     totals = {name: {budget: [0.0, 0.0, 0.0] for budget in budgets} for name in chosen}
-    costs: dict[str, int] = {}
     for case in cases:
         assert case.messages is not None
         tokens = message_token_counts(list(case.messages), counter=counter)
@@ -113,7 +136,6 @@ def measure(
                 row[0] += found / len(gold)
                 row[1] += found == len(gold)
                 row[2] += valid
-        costs.clear()
     count = len(cases)
     return {
         name: {
@@ -142,12 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.limit:
         cases = cases[: args.limit]
     budgets = [int(value) for value in args.budgets.split(",")]
-    available = selectors(counter)
-    names = [name for name in args.selectors.split(",") if name] or list(available)
-    unknown = [name for name in names if name not in available]
-    if unknown:
-        parser.error(f"unknown selectors {unknown}; known: {', '.join(available)}")
-    results = measure(cases, {name: available[name] for name in names}, budgets, counter)
+    names = [name for name in args.selectors.split(",") if name] or list(DEFAULT_SELECTORS)
+    results = measure(cases, {name: selector(name, counter) for name in names}, budgets, counter)
     if args.json:
         print(json.dumps({"questions": len(cases), "skipped": skipped, "results": results}, indent=2))
         return 0

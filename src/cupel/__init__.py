@@ -135,6 +135,7 @@ if TYPE_CHECKING:
         QuotaSet,
         QuotaSlice,
         ScarcityBehavior,
+        ScoreSlice,
         SliceOutcome,
     )
 
@@ -200,6 +201,7 @@ __all__ = [
     "ScaledScorer",
     "ScarcityBehavior",
     "ScarcityError",
+    "ScoreSlice",
     "ScoredItem",
     "ScoredTooLow",
     "Scorer",
@@ -330,6 +332,7 @@ _LAZY: dict[str, str] = {
     "QuotaEntry": "cupel.slicers",
     "QuotaSet": "cupel.slicers",
     "QuotaSlice": "cupel.slicers",
+    "ScoreSlice": "cupel.slicers",
     "ScarcityBehavior": "cupel.slicers",
     "SliceOutcome": "cupel.slicers",
 }

@@ -24,6 +24,7 @@ from cupel import (
     RecencyScorer,
     RelevanceScorer,
     ScaledScorer,
+    ScoreSlice,
 )
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.protocols import QueryScorer
@@ -289,3 +290,25 @@ def test_texts_whose_lower_case_is_longer_are_scored_exactly() -> None:
     assert bm25_scores("istanbul flight", contents) == pytest.approx(
         _reference_bm25("istanbul flight", contents), abs=1e-12
     )
+
+
+@given(corpora, queries, st.integers(min_value=0, max_value=60))
+def test_score_slice_selects_the_same_traced_and_untraced(
+    contents: list[str], query: str, target: int
+) -> None:
+    items = _items(contents)
+    pipeline = Pipeline(RelevanceScorer(), ScoreSlice(), ChronologicalPlacer())
+    budget = ContextBudget(max_tokens=target, target_tokens=target)
+    chosen = pipeline.run(items, budget, query=query)
+    assert pipeline.dry_run(items, budget, query=query).items == chosen
+    scores = RelevanceScorer(query).score_all(items)
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first.setdefault(item.content, index)  # deduplication keeps the first of equal contents
+    remaining = target
+    expected = set()
+    for index in sorted(first.values(), key=lambda index: (-scores[index], index)):
+        if items[index].tokens <= remaining:
+            remaining -= items[index].tokens
+            expected.add(id(items[index]))
+    assert {id(item) for item in chosen} == expected

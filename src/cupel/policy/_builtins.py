@@ -230,6 +230,14 @@ _builtin(
 )
 _builtin(
     _SLICERS,
+    "score",
+    "cupel.slicers.score.ScoreSlice",
+    "Fill by score, highest first (an extension for relevance scores).",
+    _plain("cupel.slicers.score.ScoreSlice"),
+    _no_params,
+)
+_builtin(
+    _SLICERS,
     "knapsack",
     "cupel.slicers.knapsack.KnapsackSlice",
     "0/1 knapsack over discretised token counts.",
