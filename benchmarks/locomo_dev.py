@@ -124,7 +124,9 @@ def measure(
     cases: Sequence[EvalCase], chosen: dict[str, Selector], budgets: Sequence[int], counter: Any
 ) -> dict[str, dict[int, dict[str, float]]]:
     totals = {name: {budget: [0.0, 0.0, 0.0] for budget in budgets} for name in chosen}
-    for case in cases:
+    for done, case in enumerate(cases, start=1):
+        if done % 100 == 0:
+            print(f"{done}/{len(cases)} questions", file=sys.stderr, flush=True)
         assert case.messages is not None
         tokens = message_token_counts(list(case.messages), counter=counter)
         gold = set(case.gold)

@@ -410,7 +410,7 @@ SCORER = 'scorers = ["priority"]\nplacer = "chronological"\n'
         (
             '"random"',
             'slicer.type: unknown slicer type "random"; known types: count_constrained_knapsack, '
-            "count_quota, greedy, knapsack, quota",
+            "count_quota, greedy, knapsack, quota, score",
         ),
         ('{type = "knapsack", bucket_size = 0}', "slicer.bucket_size: must be > 0, got 0"),
         ('{type = "knapsack", bucket_size = 1.5}', "slicer.bucket_size: must be an integer, got 1.5"),

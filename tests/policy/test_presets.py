@@ -32,13 +32,18 @@ from cupel.policy import (
     preset_description,
     preset_names,
 )
-from cupel.scorers import DEFAULT_KIND_WEIGHTS, TagScorer
-from cupel.slicers import KnapsackSlice
+from cupel.scorers import DEFAULT_KIND_WEIGHTS, RelevanceScorer, TagScorer
+from cupel.slicers import ScoreSlice
 from tests.policy._items import conversation
 
 EXPECTED = {
     "chat": (
-        [(RecencyScorer(), 2.0), (TagScorer({"user": 1.0}), 2.0), (KindScorer(), 1.0)],
+        [
+            (RecencyScorer(), 2.0),
+            (TagScorer({"user": 1.0}), 2.0),
+            (KindScorer(), 1.0),
+            (RelevanceScorer(), 5.0),
+        ],
         GreedySlice(),
         ChronologicalPlacer(),
     ),
@@ -47,14 +52,14 @@ EXPECTED = {
         GreedySlice(),
         ChronologicalPlacer(),
     ),
-    "rag": ([(ReflexiveScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), UShapedPlacer()),
+    "rag": ([(RelevanceScorer(), 2.0), (ReflexiveScorer(), 2.0)], ScoreSlice(), UShapedPlacer()),
     "document_qa": (
-        [(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
-        KnapsackSlice(bucket_size=25),
+        [(RelevanceScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
+        ScoreSlice(),
         UShapedPlacer(),
     ),
     "tool_use": (
-        [(KindScorer(), 2.0), (RecencyScorer(), 2.0), (PriorityScorer(), 1.0)],
+        [(KindScorer(), 2.0), (RecencyScorer(), 2.0), (PriorityScorer(), 1.0), (RelevanceScorer(), 5.0)],
         GreedySlice(),
         ChronologicalPlacer(),
     ),
@@ -64,6 +69,7 @@ EXPECTED = {
             (TagScorer({"user": 1.0}), 2.0),
             (FrequencyScorer(), 1.0),
             (KindScorer(), 1.0),
+            (RelevanceScorer(), 5.0),
         ],
         GreedySlice(),
         ChronologicalPlacer(),
