@@ -53,20 +53,18 @@ def bm25_units(query: str, texts: Sequence[str], unit_tokens: Sequence[int], max
     Equal scores (units without a query term, for one) go newest first. Unit indices, ascending.
     """
     scores = bm25_scores(query, texts)
-    order = sorted(range(len(texts)), key=lambda unit: (-scores[unit], -unit))
-    kept: list[int] = []
-    used = 0
-    for unit in order:
-        if used + unit_tokens[unit] <= max_tokens:
-            used += unit_tokens[unit]
-            kept.append(unit)
-    return sorted(kept)
+    return _fill(sorted(range(len(texts)), key=lambda unit: (-scores[unit], -unit)), unit_tokens, max_tokens)
 
 
 def random_units(unit_tokens: Sequence[int], max_tokens: int, seed: int) -> list[int]:
     """Units in a seeded random order, each kept if it still fits; unit indices, ascending."""
     order = list(range(len(unit_tokens)))
     random.Random(seed).shuffle(order)
+    return _fill(order, unit_tokens, max_tokens)
+
+
+def _fill(order: Sequence[int], unit_tokens: Sequence[int], max_tokens: int) -> list[int]:
+    """The units of ``order``, in turn, each kept if it still fits; unit indices, ascending."""
     kept: list[int] = []
     used = 0
     for unit in order:
