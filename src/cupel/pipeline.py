@@ -24,12 +24,9 @@ from cupel._prepared import (
     split_pinned,
 )
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
-from cupel.errors import (
-    CupelError,
-    CupelTypeError,
-)
+from cupel.errors import CupelError, CupelTypeError
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
-from cupel.scorers._base import _is_builtin, score_items
+from cupel.scorers._base import _is_builtin, bind_query, score_items
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 
@@ -44,6 +41,14 @@ if TYPE_CHECKING:
     from cupel.diagnostics.report import SelectionReport
     from cupel.diagnostics.trace import OverflowEvent, TraceCollector
     from cupel.protocols import Placer, Scorer, Slicer
+
+    class PipelineSource(Protocol):
+        """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
+
+        def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
+            """A pipeline configured as this object says."""
+            ...
+
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -64,16 +69,6 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
         effective_target = math.floor(effective_target * multiplier)
         effective_target = min(effective_target, effective_max)
     return ContextBudget(effective_max, effective_target)
-
-
-if TYPE_CHECKING:
-
-    class PipelineSource(Protocol):
-        """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
-
-        def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
-            """A pipeline configured as this object says."""
-            ...
 
 
 class Pipeline:
@@ -120,12 +115,8 @@ class Pipeline:
     def run(
         self, items: Sequence[ContextItem], budget: ContextBudget, *, query: str | None = None
     ) -> list[ContextItem]:
-        """Select and order items for the window. Inputs are never mutated.
-
-        ``query``: the question the context should answer, bound to every scorer that reads one
-        (RelevanceScorer) for this call only; None keeps each scorer as configured.
-        """
-        return self._execute(items, budget, None, self._scorer_for(query))
+        """Select and order items for the window, for ``query`` if given. Inputs are never mutated."""
+        return self._execute(items, budget, None, query)
 
     def run_traced(
         self,
@@ -139,32 +130,24 @@ class Pipeline:
         from cupel._tracer import Tracer
         from cupel.diagnostics.trace import DiagnosticTraceCollector
 
-        scorer = self._scorer_for(query)
         tracer = Tracer(collector) if collector.is_enabled else None
         if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
             with collector_paused():  # only this pipeline's and the collector's code build records
-                return self._execute(items, budget, tracer, scorer)
-        return self._execute(items, budget, tracer, scorer)
+                return self._execute(items, budget, tracer, query)
+        return self._execute(items, budget, tracer, query)
 
     def dry_run(
         self, items: Sequence[ContextItem], budget: ContextBudget, *, query: str | None = None
     ) -> SelectionReport:
-        """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns.
-
-        With a RelevanceScorer in the policy, each entry carries its relevance score and ``notes``
-        names the query (or says that there was none, and that relevance changed no ranking).
-        """
+        """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         from cupel._tracer import Tracer
+        from cupel.scorers._relevance_report import explain_relevance
 
-        scorer = self._scorer_for(query)
         items = checked_items(items)
         tracer = Tracer.reporting()  # with a report-building collector of its own
         with collector_paused():
-            self._execute(items, budget, tracer, scorer)
-            report = tracer.report()
-        from cupel.scorers.relevance import explain_relevance
-
-        return explain_relevance(report, scorer, items)
+            self._execute(items, budget, tracer, query)
+            return explain_relevance(tracer.report(), bind_query(self.scorer, query), items)
 
     async def arun(
         self,
@@ -174,20 +157,14 @@ class Pipeline:
         *,
         query: str | None = None,
     ) -> list[ContextItem]:
-        """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source.
-
-        An async source is drained before selection starts. Selection runs inline, or in a worker
-        thread for large inputs (see ``docs/python-api.md``, *Async*).
-        """
+        """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source,
+        drained before selection starts, which runs inline or in a worker thread for large inputs
+        (see ``docs/python-api.md``, *Async*)."""
         from cupel import _async
 
-        self._scorer_for(query)  # a bad query fails before the source is drained
-        collected = await _async.collect(items, "items")
         if collector is None:
-            return await _async.run_cpu(lambda: self.run(collected, budget, query=query), len(collected))
-        return await _async.run_cpu(
-            lambda: self.run_traced(collected, budget, collector, query=query), len(collected)
-        )
+            return await _async.select(items, lambda got: self.run(got, budget, query=query))
+        return await _async.select(items, lambda got: self.run_traced(got, budget, collector, query=query))
 
     async def adry_run(
         self,
@@ -199,26 +176,10 @@ class Pipeline:
         """Async :meth:`dry_run`; ``items`` may be an async source, drained before selection starts."""
         from cupel import _async
 
-        self._scorer_for(query)
-        collected = await _async.collect(items, "items")
-        return await _async.run_cpu(lambda: self.dry_run(collected, budget, query=query), len(collected))
-
-    def _scorer_for(self, query: object) -> Scorer:
-        """The scorer of one call: this pipeline's, bound to ``query`` when one is given."""
-        if query is None:
-            return self.scorer
-        if not isinstance(query, str):
-            raise CupelTypeError(f"query must be a string or None, got {type(query).__name__}")
-        from cupel.scorers._query import bind_query
-
-        return bind_query(self.scorer, query)
+        return await _async.select(items, lambda collected: self.dry_run(collected, budget, query=query))
 
     def _execute(
-        self,
-        items: Sequence[ContextItem],
-        budget: ContextBudget,
-        tracer: Tracer | None,
-        scorer: Scorer | None = None,
+        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None, query: str | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
@@ -241,11 +202,11 @@ class Pipeline:
         ordered = tracer is not None or "_slice_unordered" not in type(self.slicer).__dict__
         if tracer is None or tracer.run_end is None:
             with run_scope():  # columns a stage derives, for later stages (cupel/_run_columns.py)
-                prepared = self._prepare(items, budget, tracer, ordered, scorer)
+                prepared = self._prepare(items, budget, tracer, ordered, query)
                 return self._select(prepared, budget, tracer, ordered)
         try:
             with run_scope():
-                prepared = self._prepare(items, budget, tracer, ordered, scorer)
+                prepared = self._prepare(items, budget, tracer, ordered, query)
                 placed = self._select(prepared, budget, tracer, ordered)
         except BaseException as error:
             tracer.run_end(error)
@@ -259,13 +220,12 @@ class Pipeline:
         budget: ContextBudget | None,
         tracer: Tracer | None,
         ordered: bool = True,
-        scorer: Scorer | None = None,
+        query: str | None = None,
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
         The pinned-budget check of Classify runs here when a budget is given. Without ``ordered``, the
-        candidates stay in index order (for the slicer's ``_slice_unordered``). ``scorer`` replaces
-        this pipeline's for the call (bound to a query).
+        candidates stay in index order (for the slicer's ``_slice_unordered``); ``query`` is bound.
         """
         if tracer is not None:
             from cupel.diagnostics.reasons import NegativeTokens
@@ -295,7 +255,7 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scorer = self.scorer if scorer is None else scorer
+        scorer = bind_query(self.scorer, query)  # with the query of this call, if any
         scores = _numeric.float_column(score_items(scorer, scoreable)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))

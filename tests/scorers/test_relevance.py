@@ -28,7 +28,7 @@ from cupel import (
 )
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.protocols import QueryScorer
-from cupel.scorers._query import bind_query
+from cupel.scorers._base import bind_query
 from cupel.scorers.relevance import STOP_WORDS, bm25_scores, query_terms, stem
 
 WORDS = ["apple", "banana", "cherry", "dog", "evening", "flight", "garden", "harbor", "island", "jazz"]

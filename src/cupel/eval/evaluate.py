@@ -32,7 +32,7 @@ from cupel.eval.validity import transcript_problems
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy import ChatSettings, Policy
-from cupel.scorers._query import bind_query
+from cupel.scorers._base import bind_query
 from cupel.tokens.base import CounterLike
 
 __all__ = ["PolicyLike", "case_query", "evaluate", "policy_with_query", "resolve_policies"]

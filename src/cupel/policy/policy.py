@@ -83,7 +83,7 @@ class Policy:
 
         For callers that cannot pass a query per call (``select_messages`` takes none yet).
         """
-        from cupel.scorers._query import bind_query
+        from cupel.scorers._base import bind_query
 
         scorer = bind_query(self.scorer, query)
         return self if scorer is self.scorer else self.replace(scorer=scorer)

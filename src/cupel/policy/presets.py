@@ -7,20 +7,18 @@ Every preset deduplicates and raises on overflow (``OverflowStrategy.THROW``); `
 preset          scorer                                      slicer      placer
 ==============  ==========================================  ==========  =============
 chat            Recency 2 + Tag(user) 2 + Kind 1            Greedy      Chronological
-                + Relevance 5
 code_review     Kind 2 + Priority 2 + Recency 1             Greedy      Chronological
 rag             Relevance 2 + Reflexive 2                   Score       UShaped
 document_qa     Relevance 2 + Reflexive 2 + Priority 1      Score       UShaped
 tool_use        Kind 2 + Recency 2 + Priority 1             Greedy      Chronological
-                + Relevance 5
 long_running    Recency 2 + Tag(user) 2 + Frequency 1       Greedy      Chronological
-                + Kind 1 + Relevance 5
+                + Kind 1
 debugging       Priority 3 + Kind 2 + Recency 1             Greedy      Chronological
 ==============  ==========================================  ==========  =============
 
 ``Relevance`` is ``RelevanceScorer()``: BM25 relevance to the query of the call
 (``pipeline.run(items, budget, query=...)``); without a query it scores 0.0 everywhere and the other
-terms rank alone, as they did before it was added. ``Score`` is ``ScoreSlice`` (by score, not score per
+terms rank alone. ``Score`` is ``ScoreSlice`` (by score, not score per
 token).
 
 ``Tag(user)`` is ``TagScorer({"user": 1.0})``: chat items carry their roles as tags, so what the user
@@ -102,15 +100,9 @@ def _user_turns() -> scorers.TagScorer:
 
 
 def chat() -> Policy:
-    """Conversations: recent turns, what the user said, and what the question needs
-    (Recency 2 + Tag(user) 2 + Kind 1 + Relevance 5, Greedy)."""
+    """Conversations: recent turns and what the user said (Recency 2 + Tag(user) 2 + Kind 1, Greedy)."""
     return _policy(
-        [
-            (scorers.RecencyScorer(), 2.0),
-            (_user_turns(), 2.0),
-            (scorers.KindScorer(), 1.0),
-            (scorers.RelevanceScorer(), 5.0),
-        ],
+        [(scorers.RecencyScorer(), 2.0), (_user_turns(), 2.0), (scorers.KindScorer(), 1.0)],
         slicers.GreedySlice(),
         ChronologicalPlacer(),
     )
@@ -148,14 +140,9 @@ def document_qa() -> Policy:
 
 
 def tool_use() -> Policy:
-    """Tool-using agents: Kind 2 + Recency 2 + Priority 1 + Relevance 5, Greedy, Chronological."""
+    """Tool-using agents: Kind 2 + Recency 2 + Priority 1, Greedy, Chronological."""
     return _policy(
-        [
-            (scorers.KindScorer(), 2.0),
-            (scorers.RecencyScorer(), 2.0),
-            (scorers.PriorityScorer(), 1.0),
-            (scorers.RelevanceScorer(), 5.0),
-        ],
+        [(scorers.KindScorer(), 2.0), (scorers.RecencyScorer(), 2.0), (scorers.PriorityScorer(), 1.0)],
         slicers.GreedySlice(),
         ChronologicalPlacer(),
         _AGENT_CHAT,
@@ -163,14 +150,13 @@ def tool_use() -> Policy:
 
 
 def long_running() -> Policy:
-    """Long sessions: Recency 2 + Tag(user) 2 + Frequency 1 + Kind 1 + Relevance 5, Greedy."""
+    """Long sessions: Recency 2 + Tag(user) 2 + Frequency 1 + Kind 1, Greedy, Chronological."""
     return _policy(
         [
             (scorers.RecencyScorer(), 2.0),
             (_user_turns(), 2.0),
             (scorers.FrequencyScorer(), 1.0),
             (scorers.KindScorer(), 1.0),
-            (scorers.RelevanceScorer(), 5.0),
         ],
         slicers.GreedySlice(),
         ChronologicalPlacer(),

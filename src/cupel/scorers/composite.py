@@ -77,7 +77,7 @@ class CompositeScorer(ScorerBase):
 
     def with_query(self, query: str) -> CompositeScorer:
         """The same weights over children bound to ``query`` (``self`` when no child reads a query)."""
-        from cupel.scorers._query import bind_query
+        from cupel.scorers._base import bind_query
 
         bound = [bind_query(scorer, query) for scorer in self.scorers]
         if all(new is old for new, old in zip(bound, self.scorers, strict=True)):

@@ -54,7 +54,7 @@ class ScaledScorer(ScorerBase):
 
     def with_query(self, query: str) -> ScaledScorer:
         """The inner scorer bound to ``query`` (``self`` when it reads no query)."""
-        from cupel.scorers._query import bind_query
+        from cupel.scorers._base import bind_query
 
         inner = bind_query(self.inner, query)
         return self if inner is self.inner else ScaledScorer(inner)
