@@ -20,6 +20,8 @@ Selectors:
   (the interim way ``cupel eval`` passes a chat case's question until ``select_messages`` takes a query).
 - ``relevance+q:STRATEGY``: a policy of RelevanceScorer alone, greedy, through ``select_messages``
   with that strategy (``turns``, ``messages``).
+- ``bm25:OPTIONS``: BM25-greedy with other settings (``k1=0.9/b=0.4``, ``nostem``, ``nostop``), another
+  ranking (``a=0.5``: by ``score / tokens**0.5``) or hybrid scores (``w=0.5`` with HashingEmbedder).
 - Any ``POLICY[+q][:STRATEGY[:RECENT_SHARE]]``: a preset (or ``relevance``), with or without the
   question, a strategy and a ``recent_share`` (``chat+q:turns:0.25``).
 """
@@ -33,7 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cupel import Policy
+from cupel import ContextItem, Policy
 from cupel.chat import message_token_counts, select_messages
 from cupel.eval.baselines import bm25_units, recent_messages
 from cupel.eval.cases import EvalCase
@@ -82,6 +84,58 @@ def _bm25(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bo
     return sorted(kept), True
 
 
+class _CachedEmbedder:
+    """An embedder that embeds each text once: a conversation's texts repeat for every question."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.vectors: dict[str, list[float]] = {}
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        for text in texts:
+            if text not in self.vectors:
+                self.vectors[text] = self.embedder.embed_one(text)
+        return [self.vectors[text] for text in texts]
+
+
+def _bm25_variant(options: str) -> Selector:
+    """``bm25:OPTIONS``, separated by ``/``: ``k1=X``, ``b=X``, ``nostem``, ``nostop`` (BM25 settings),
+    ``a=X`` (rank by ``score / tokens**a``; 0 is by score), ``w=X`` (hybrid with HashingEmbedder)."""
+    from cupel.assembly.embedding import HashingEmbedder
+
+    settings: dict[str, Any] = {}
+    exponent = 0.0
+    for option in filter(None, options.split("/")):
+        name, _, value = option.partition("=")
+        if name in ("k1", "b"):
+            settings[name] = float(value)
+        elif name in ("nostem", "nostop"):
+            settings["stemming" if name == "nostem" else "stop_words"] = False
+        elif name == "a":
+            exponent = float(value)
+        elif name == "w":
+            settings.update(embedder=_CachedEmbedder(HashingEmbedder()), semantic_weight=float(value))
+        else:
+            raise SystemExit(f"bm25 option {option!r}: expected k1=, b=, nostem, nostop, a= or w=")
+
+    def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
+        assert case.messages is not None and case.question is not None
+        last = len(case.messages) - 1
+        items = [ContextItem(str(message.get("content", "")), 1) for message in case.messages[:last]]
+        scores = RelevanceScorer(case.question, **settings).score_all(items)
+        order = sorted(
+            range(last), key=lambda unit: (-scores[unit] / max(tokens[unit], 1) ** exponent, -unit)
+        )
+        kept, used = [last], tokens[last]
+        for unit in order:
+            if used + tokens[unit] <= budget:
+                used += tokens[unit]
+                kept.append(unit)
+        return sorted(kept), True
+
+    return run
+
+
 def _recent(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
     assert case.messages is not None
     roles = [str(message.get("role")) for message in case.messages]
@@ -105,6 +159,8 @@ def selector(name: str, counter: Any) -> Selector:
     ``relevance``; ``+q`` binds the question into the policy's relevance term)."""
     if name == "bm25":
         return _bm25
+    if name.startswith("bm25:"):
+        return _bm25_variant(name.removeprefix("bm25:"))
     if name == "recent":
         return _recent
     head, _, rest = name.partition(":")
