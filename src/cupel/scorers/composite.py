@@ -9,7 +9,7 @@ from cupel import _numeric
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
-from cupel.scorers._base import ScorerBase, _is_builtin, check_weight, score_items
+from cupel.scorers._base import ScorerBase, _is_builtin, bind_query, check_weight, score_items
 
 
 class CompositeScorer(ScorerBase):
@@ -77,8 +77,6 @@ class CompositeScorer(ScorerBase):
 
     def with_query(self, query: str) -> CompositeScorer:
         """The same weights over children bound to ``query`` (``self`` when no child reads a query)."""
-        from cupel.scorers._base import bind_query
-
         bound = [bind_query(scorer, query) for scorer in self.scorers]
         if all(new is old for new, old in zip(bound, self.scorers, strict=True)):
             return self

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from cupel.errors import CupelTypeError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
-from cupel.scorers._base import ScorerBase, score_items
+from cupel.scorers._base import ScorerBase, bind_query, score_items
 
 
 class ScaledScorer(ScorerBase):
@@ -54,8 +54,6 @@ class ScaledScorer(ScorerBase):
 
     def with_query(self, query: str) -> ScaledScorer:
         """The inner scorer bound to ``query`` (``self`` when it reads no query)."""
-        from cupel.scorers._base import bind_query
-
         inner = bind_query(self.inner, query)
         return self if inner is self.inner else ScaledScorer(inner)
 
