@@ -117,6 +117,7 @@ if TYPE_CHECKING:
         PriorityScorer,
         RecencyScorer,
         ReflexiveScorer,
+        RelevanceScorer,
         ScaledScorer,
         StepCurve,
         SystemTimeProvider,
@@ -134,6 +135,7 @@ if TYPE_CHECKING:
         QuotaSet,
         QuotaSlice,
         ScarcityBehavior,
+        ScoreSlice,
         SliceOutcome,
     )
 
@@ -195,9 +197,11 @@ __all__ = [
     "QuotaSlice",
     "RecencyScorer",
     "ReflexiveScorer",
+    "RelevanceScorer",
     "ScaledScorer",
     "ScarcityBehavior",
     "ScarcityError",
+    "ScoreSlice",
     "ScoredItem",
     "ScoredTooLow",
     "Scorer",
@@ -313,6 +317,7 @@ _LAZY: dict[str, str] = {
     "PriorityScorer": "cupel.scorers",
     "RecencyScorer": "cupel.scorers",
     "ReflexiveScorer": "cupel.scorers",
+    "RelevanceScorer": "cupel.scorers",
     "ScaledScorer": "cupel.scorers",
     "StepCurve": "cupel.scorers",
     "SystemTimeProvider": "cupel.scorers",
@@ -327,6 +332,7 @@ _LAZY: dict[str, str] = {
     "QuotaEntry": "cupel.slicers",
     "QuotaSet": "cupel.slicers",
     "QuotaSlice": "cupel.slicers",
+    "ScoreSlice": "cupel.slicers",
     "ScarcityBehavior": "cupel.slicers",
     "SliceOutcome": "cupel.slicers",
 }

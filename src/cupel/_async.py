@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from cupel.errors import CupelTypeError
 
-__all__ = ["THREAD_THRESHOLD", "collect", "run_cpu"]
+__all__ = ["THREAD_THRESHOLD", "collect", "run_cpu", "select"]
 
 T = TypeVar("T")
 
@@ -42,3 +42,9 @@ async def run_cpu(function: Callable[[], T], size: int) -> T:
 
         return await asyncio.to_thread(function)
     return function()
+
+
+async def select(items: object, run: Callable[[list[Any]], T]) -> T:
+    """``run(collected)`` on everything ``items`` yields, inline or in a worker thread (:func:`run_cpu`)."""
+    collected = await collect(items, "items")
+    return await run_cpu(lambda: run(collected), len(collected))

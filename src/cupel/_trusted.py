@@ -71,18 +71,26 @@ def trusted_constructor(cls: type[T]) -> Callable[..., T]:
 def trusted_batch(cls: type[T]) -> Callable[..., list[T]]:
     """``[cls(*values) for values in zip(*columns)]`` without ``__init__``, for ``count`` records.
 
-    Every field is given as a column (an iterable of at least ``count`` values), positionally, in
-    declaration order. The records are allocated, then each field set column by column by C-level
-    ``map`` passes: no Python-level call per record.
+    Fields are given as columns (iterables of at least ``count`` values), positionally, in
+    declaration order; trailing fields with defaults may be left out. The records are allocated, then
+    each field set column by column by C-level ``map`` passes: no Python-level call per record.
     """
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = [cls.__dict__[field.name].__set__ for field in fields]
     new = object.__new__
 
+    defaults = [field.default for field in fields]
+
     def build(count: int, *columns: Iterable[Any]) -> list[T]:
         records: list[T] = list(map(new, repeat(cls, count)))
-        for setter, column in zip(setters, columns, strict=True):
+        given = len(columns)
+        if given > len(setters) or dataclasses.MISSING in defaults[given:]:
+            raise TypeError(f"{cls.__name__}: {given} columns for {len(setters)} fields")
+        for setter, column in zip(setters[:given], columns, strict=True):
             deque(map(setter, records, column), maxlen=0)
+        for setter, default in zip(setters[given:], defaults[given:], strict=True):
+            # Trailing fields not given take their declared defaults.
+            deque(map(setter, records, repeat(default)), maxlen=0)
         return records
 
     return build

@@ -24,12 +24,9 @@ from cupel._prepared import (
     split_pinned,
 )
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
-from cupel.errors import (
-    CupelError,
-    CupelTypeError,
-)
+from cupel.errors import CupelError, CupelTypeError
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
-from cupel.scorers._base import _is_builtin, score_items
+from cupel.scorers._base import _is_builtin, bind_query, score_items
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 
@@ -44,6 +41,14 @@ if TYPE_CHECKING:
     from cupel.diagnostics.report import SelectionReport
     from cupel.diagnostics.trace import OverflowEvent, TraceCollector
     from cupel.protocols import Placer, Scorer, Slicer
+
+    class PipelineSource(Protocol):
+        """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
+
+        def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
+            """A pipeline configured as this object says."""
+            ...
+
 
 __all__ = ["Pipeline", "compute_effective_budget"]
 
@@ -64,16 +69,6 @@ def compute_effective_budget(budget: ContextBudget, pinned_tokens: int) -> Conte
         effective_target = math.floor(effective_target * multiplier)
         effective_target = min(effective_target, effective_max)
     return ContextBudget(effective_max, effective_target)
-
-
-if TYPE_CHECKING:
-
-    class PipelineSource(Protocol):
-        """What builds a configured pipeline: a :class:`~cupel.policy.Policy`, for one."""
-
-        def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
-            """A pipeline configured as this object says."""
-            ...
 
 
 class Pipeline:
@@ -117,12 +112,19 @@ class Pipeline:
             f"deduplication={self.deduplication!r}, overflow_strategy={self.overflow_strategy!r})"
         )
 
-    def run(self, items: Sequence[ContextItem], budget: ContextBudget) -> list[ContextItem]:
-        """Select and order items for the window. Inputs are never mutated."""
-        return self._execute(items, budget, None)
+    def run(
+        self, items: Sequence[ContextItem], budget: ContextBudget, *, query: str | None = None
+    ) -> list[ContextItem]:
+        """Select and order items for the window, for ``query`` if given. Inputs are never mutated."""
+        return self._execute(items, budget, None, query)
 
     def run_traced(
-        self, items: Sequence[ContextItem], budget: ContextBudget, collector: TraceCollector
+        self,
+        items: Sequence[ContextItem],
+        budget: ContextBudget,
+        collector: TraceCollector,
+        *,
+        query: str | None = None,
     ) -> list[ContextItem]:
         """Like :meth:`run`, reporting stage and item events to ``collector``."""
         from cupel._tracer import Tracer
@@ -131,49 +133,53 @@ class Pipeline:
         tracer = Tracer(collector) if collector.is_enabled else None
         if type(collector) is DiagnosticTraceCollector and collector.on_event is None:
             with collector_paused():  # only this pipeline's and the collector's code build records
-                return self._execute(items, budget, tracer)
-        return self._execute(items, budget, tracer)
+                return self._execute(items, budget, tracer, query)
+        return self._execute(items, budget, tracer, query)
 
-    def dry_run(self, items: Sequence[ContextItem], budget: ContextBudget) -> SelectionReport:
+    def dry_run(
+        self, items: Sequence[ContextItem], budget: ContextBudget, *, query: str | None = None
+    ) -> SelectionReport:
         """Run with full diagnostics and return the report; ``report.items`` is what ``run`` returns."""
         from cupel._tracer import Tracer
+        from cupel.scorers._relevance_report import explain_relevance
 
+        items = checked_items(items)
         tracer = Tracer.reporting()  # with a report-building collector of its own
         with collector_paused():
-            self._execute(items, budget, tracer)
-            return tracer.report()
+            self._execute(items, budget, tracer, query)
+            return explain_relevance(tracer.report(), bind_query(self.scorer, query), items)
 
     async def arun(
         self,
         items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
         budget: ContextBudget,
         collector: TraceCollector | None = None,
+        *,
+        query: str | None = None,
     ) -> list[ContextItem]:
-        """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source.
-
-        An async source is drained before selection starts. Selection runs inline, or in a worker
-        thread for large inputs (see ``docs/python-api.md``, *Async*).
-        """
+        """Async :meth:`run` (or :meth:`run_traced` with ``collector``); ``items`` may be an async source,
+        drained before selection starts, which runs inline or in a worker thread for large inputs
+        (see ``docs/python-api.md``, *Async*)."""
         from cupel import _async
 
-        collected = await _async.collect(items, "items")
         if collector is None:
-            return await _async.run_cpu(lambda: self.run(collected, budget), len(collected))
-        return await _async.run_cpu(lambda: self.run_traced(collected, budget, collector), len(collected))
+            return await _async.select(items, lambda got: self.run(got, budget, query=query))
+        return await _async.select(items, lambda got: self.run_traced(got, budget, collector, query=query))
 
     async def adry_run(
         self,
         items: Sequence[ContextItem] | Iterable[ContextItem] | AsyncIterable[ContextItem],
         budget: ContextBudget,
+        *,
+        query: str | None = None,
     ) -> SelectionReport:
         """Async :meth:`dry_run`; ``items`` may be an async source, drained before selection starts."""
         from cupel import _async
 
-        collected = await _async.collect(items, "items")
-        return await _async.run_cpu(lambda: self.dry_run(collected, budget), len(collected))
+        return await _async.select(items, lambda collected: self.dry_run(collected, budget, query=query))
 
     def _execute(
-        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None
+        self, items: Sequence[ContextItem], budget: ContextBudget, tracer: Tracer | None, query: str | None
     ) -> list[ContextItem]:
         if not isinstance(budget, ContextBudget):
             raise CupelTypeError(f"budget must be a ContextBudget, got {type(budget).__name__}")
@@ -196,10 +202,12 @@ class Pipeline:
         ordered = tracer is not None or "_slice_unordered" not in type(self.slicer).__dict__
         if tracer is None or tracer.run_end is None:
             with run_scope():  # columns a stage derives, for later stages (cupel/_run_columns.py)
-                return self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
+                prepared = self._prepare(items, budget, tracer, ordered, query)
+                return self._select(prepared, budget, tracer, ordered)
         try:
             with run_scope():
-                placed = self._select(self._prepare(items, budget, tracer, ordered), budget, tracer, ordered)
+                prepared = self._prepare(items, budget, tracer, ordered, query)
+                placed = self._select(prepared, budget, tracer, ordered)
         except BaseException as error:
             tracer.run_end(error)
             raise
@@ -212,11 +220,12 @@ class Pipeline:
         budget: ContextBudget | None,
         tracer: Tracer | None,
         ordered: bool = True,
+        query: str | None = None,
     ) -> Prepared:
         """Stages 1-4 (Classify, Score, Deduplicate, Sort), none of which depends on the budget.
 
         The pinned-budget check of Classify runs here when a budget is given. Without ``ordered``, the
-        candidates stay in index order (for the slicer's ``_slice_unordered``).
+        candidates stay in index order (for the slicer's ``_slice_unordered``); ``query`` is bound.
         """
         if tracer is not None:
             from cupel.diagnostics.reasons import NegativeTokens
@@ -246,7 +255,8 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scores = _numeric.float_column(score_items(self.scorer, scoreable)) if scoreable else []
+        scorer = bind_query(self.scorer, query)  # with the query of this call, if any
+        scores = _numeric.float_column(score_items(scorer, scoreable)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 

@@ -2,7 +2,9 @@
 
 Any object with the right method plugs into a :class:`~cupel.pipeline.Pipeline`; subclassing is never
 required. Scorers may also offer ``score_all(items)``, a whole-list form the pipeline prefers because it
-lets relative scorers avoid quadratic work.
+lets relative scorers avoid quadratic work. A scorer that reads the caller's query offers
+``with_query(query)`` (:class:`QueryScorer`); an :class:`Embedder` maps texts to vectors for
+RelevanceScorer's hybrid mode and the assembly store.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import Protocol, runtime_checkable
 
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 
-__all__ = ["BatchScorer", "Placer", "Scorer", "Slicer", "TimeProvider"]
+__all__ = ["BatchScorer", "Embedder", "Placer", "QueryScorer", "Scorer", "Slicer", "TimeProvider", "Vector"]
+
+Vector = Sequence[float]
 
 
 @runtime_checkable
@@ -35,6 +39,26 @@ class BatchScorer(Scorer, Protocol):
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
         """Return one score per item, in input order."""
         ...
+
+
+@runtime_checkable
+class QueryScorer(Scorer, Protocol):
+    """A scorer that reads the query of a call (``Pipeline.run(..., query=...)``).
+
+    ``with_query(query)`` returns a scorer bound to ``query``: ``self`` when nothing changes, never a
+    mutated ``self``. The pipeline binds once per call, before Stage 2 (docs/spec-notes.md, "Relevance").
+    """
+
+    def with_query(self, query: str) -> Scorer:
+        """This scorer, answering ``query``."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps texts to vectors of one fixed dimension; must be deterministic for reproducible retrieval."""
+
+    def __call__(self, texts: list[str]) -> Sequence[Vector]: ...
 
 
 @runtime_checkable

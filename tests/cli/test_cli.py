@@ -152,9 +152,9 @@ def test_policies_list_and_show() -> None:
     assert names == ["chat", "code_review", "rag", "document_qa", "tool_use", "long_running", "debugging"]
     shown = cupel("policies", "show", "rag")
     assert shown.returncode == 0
-    assert '{ type = "reflexive", weight = 3.0 }' in shown.stdout and 'placer = "u_shaped"' in shown.stdout
+    assert '{ type = "reflexive", weight = 2.0 }' in shown.stdout and 'placer = "u_shaped"' in shown.stdout
     as_json = json.loads(cupel("policies", "show", "document_qa", "--format", "json").stdout)
-    assert as_json["slicer"] == {"type": "knapsack", "bucket_size": 25}
+    assert as_json["slicer"] == {"type": "score"}
 
 
 def test_batch_mode_keeps_input_order(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from cupel import (
     BudgetExceeded,
     BudgetOverflowError,
     ChronologicalPlacer,
+    CompositeScorer,
     ContextBudget,
     ContextItem,
     CountConstrainedKnapsackSlice,
@@ -26,12 +27,14 @@ from cupel import (
     ExclusionReason,
     GreedySlice,
     InvalidConfigurationError,
+    KindScorer,
     KnapsackSlice,
     OverflowStrategy,
     PinnedItemsExceedBudgetError,
     PinnedOverride,
     Pipeline,
     PipelineStage,
+    Policy,
     PriorityScorer,
     QuotaCapExceeded,
     QuotaSet,
@@ -137,9 +140,15 @@ def test_the_readme_example_labels_only_true_displacements() -> None:
 # Rule 2: no reason contradicts its own numbers.
 
 
+def _knapsack_qa() -> Policy:
+    """Kind 2 + Reflexive 2 + Priority 1 packed by KnapsackSlice (bucket 25)."""
+    scorer = CompositeScorer([(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)])
+    return Policy(scorer, KnapsackSlice(bucket_size=25), UShapedPlacer())
+
+
 def test_unscored_chunks_in_a_knapsack_are_scored_too_low() -> None:
     chunks = [ContextItem(f"chunk {n}", 40, kind="Chunk") for n in range(12)]
-    report = Pipeline.from_policy(document_qa()).dry_run(chunks, ContextBudget(500, 500))
+    report = Pipeline.from_policy(_knapsack_qa()).dry_run(chunks, ContextBudget(500, 500))
     assert report.included == ()
     assert {entry.reason for entry in report.excluded} == {ScoredTooLow(0.0, 0.0001)}
     assert report.excluded[0].reason.describe() == "ScoredTooLow: score 0 is below the threshold 0.0001"
@@ -148,7 +157,7 @@ def test_unscored_chunks_in_a_knapsack_are_scored_too_low() -> None:
 def test_knapsack_room_is_counted_in_whole_buckets() -> None:
     # Each 40-token chunk takes a whole 100-token bucket: five fill the 500 tokens, none is left.
     chunks = [ContextItem(f"chunk {n}", 40, kind="Document") for n in range(12)]
-    policy = document_qa().replace(slicer=KnapsackSlice(bucket_size=100))
+    policy = _knapsack_qa().replace(slicer=KnapsackSlice(bucket_size=100))
     report = Pipeline.from_policy(policy).dry_run(chunks, ContextBudget(500, 500))
     assert len(report.included) == 5
     assert {entry.reason for entry in report.excluded} == {BudgetExceeded(40, 0)}

@@ -63,9 +63,9 @@ def test_json_report_has_summaries_and_runs(tmp_path: Path, run: Any) -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads(output.read_text(encoding="utf-8"))
     assert report["cases"] == 3 and report["budgets"] == [40, 400]
-    assert set(report["summary"]) == {"chat", "recent", "random", "oracle"}
+    assert set(report["summary"]) == {"chat", "recent", "bm25", "random", "oracle"}
     assert report["summary"]["oracle"]["400"]["recall_items"]["mean"] == 1.0
-    assert len(report["runs"]) == 3 * 4 * 2
+    assert len(report["runs"]) == 3 * 5 * 2
     assert "time_ms" not in report["runs"][0]
 
 
@@ -93,7 +93,7 @@ def test_html_report_draws_a_curve_per_selector(tmp_path: Path, run: Any) -> Non
     assert result.returncode == 0, result.stderr
     html = output.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html
-    for selector in ("chat", "tool_use", "recent", "random", "oracle"):
+    for selector in ("chat", "tool_use", "recent", "bm25", "random", "oracle"):
         assert f'class="curve" data-selector="{selector}"' in html
     assert "<script" not in html
 

@@ -55,7 +55,7 @@ def _mean(result: object, selector: str, budget: int, metric: str = "recall_item
 
 def test_policies_and_baselines_on_an_item_case() -> None:
     result = evaluate([ITEMS], {"priority": PRIORITY}, [10, 30], resamples=0)
-    assert result.selectors == ("priority", "recent", "random", "oracle")
+    assert result.selectors == ("priority", "recent", "bm25", "random", "oracle")
     # Budget 10: priority keeps "old" (gold); the recent window keeps "new"; the oracle keeps "old".
     assert _mean(result, "priority", 10) == 1.0
     assert _mean(result, "recent", 10) == 0.0

@@ -300,7 +300,7 @@ def error_of(text: str, format: str | None = None) -> PolicyFileError:
         (
             'scorers = [{type = "frecency"}]\n' + MINIMAL,
             'scorers[0].type: unknown scorer type "frecency"; known types: composite, decay, frequency, '
-            "kind, metadata_key, metadata_trust, priority, recency, reflexive, scaled, tag",
+            "kind, metadata_key, metadata_trust, priority, recency, reflexive, relevance, scaled, tag",
         ),
         ("scorers = [{weight = 1}]\n" + MINIMAL, "scorers[0].type: required"),
         ("scorers = [{type = 3}]\n" + MINIMAL, "scorers[0].type: must be a string, got 3"),
@@ -385,7 +385,8 @@ def error_of(text: str, format: str | None = None) -> PolicyFileError:
             'scorers = [{type = "scaled", inner = {type = "composite", '
             'scorers = ["recency", {type = "nope"}]}}]\n' + MINIMAL,
             'scorers[0].inner.scorers[1].type: unknown scorer type "nope"; known types: composite, decay, '
-            "frequency, kind, metadata_key, metadata_trust, priority, recency, reflexive, scaled, tag",
+            "frequency, kind, metadata_key, metadata_trust, priority, recency, reflexive, relevance, "
+            "scaled, tag",
         ),
         (
             'scorers = [{type = "composite", scorers = [{type = "recency", weight = -2}]}]\n' + MINIMAL,
@@ -409,7 +410,7 @@ SCORER = 'scorers = ["priority"]\nplacer = "chronological"\n'
         (
             '"random"',
             'slicer.type: unknown slicer type "random"; known types: count_constrained_knapsack, '
-            "count_quota, greedy, knapsack, quota",
+            "count_quota, greedy, knapsack, quota, score",
         ),
         ('{type = "knapsack", bucket_size = 0}', "slicer.bucket_size: must be > 0, got 0"),
         ('{type = "knapsack", bucket_size = 1.5}', "slicer.bucket_size: must be an integer, got 1.5"),

@@ -32,13 +32,17 @@ from cupel.policy import (
     preset_description,
     preset_names,
 )
-from cupel.scorers import DEFAULT_KIND_WEIGHTS, TagScorer
-from cupel.slicers import KnapsackSlice
+from cupel.scorers import DEFAULT_KIND_WEIGHTS, RelevanceScorer, TagScorer
+from cupel.slicers import ScoreSlice
 from tests.policy._items import conversation
 
 EXPECTED = {
     "chat": (
-        [(RecencyScorer(), 2.0), (TagScorer({"user": 1.0}), 2.0), (KindScorer(), 1.0)],
+        [
+            (RecencyScorer(), 2.0),
+            (TagScorer({"user": 1.0}), 2.0),
+            (KindScorer(), 1.0),
+        ],
         GreedySlice(),
         ChronologicalPlacer(),
     ),
@@ -47,10 +51,10 @@ EXPECTED = {
         GreedySlice(),
         ChronologicalPlacer(),
     ),
-    "rag": ([(ReflexiveScorer(), 3.0), (KindScorer(), 1.0)], GreedySlice(), UShapedPlacer()),
+    "rag": ([(RelevanceScorer(), 2.0), (ReflexiveScorer(), 2.0)], ScoreSlice(), UShapedPlacer()),
     "document_qa": (
-        [(KindScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
-        KnapsackSlice(bucket_size=25),
+        [(RelevanceScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)],
+        ScoreSlice(),
         UShapedPlacer(),
     ),
     "tool_use": (

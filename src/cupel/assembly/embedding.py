@@ -18,9 +18,10 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.protocols import Embedder  # the protocol lives where scorers can import it
 
 __all__ = [
     "Embedder",
@@ -35,13 +36,6 @@ Vector = Sequence[float]
 
 _WORD = re.compile(r"[^\W_]+")
 _FEATURE_CACHE_LIMIT = 1 << 18
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Maps texts to vectors of one fixed dimension; must be deterministic for reproducible retrieval."""
-
-    def __call__(self, texts: list[str]) -> Sequence[Vector]: ...
 
 
 class HashingEmbedder:

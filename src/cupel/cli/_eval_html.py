@@ -13,6 +13,7 @@ from cupel.eval.result import EvalResult
 
 _BASELINE_STYLE = {
     "recent": ("#5b6577", "6 4"),
+    "bm25": ("#7a5b9a", "4 2"),
     "random": ("#a0a8b8", "2 4"),
     "oracle": ("#1d2430", "10 3"),
 }

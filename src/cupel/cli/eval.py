@@ -65,6 +65,11 @@ def register(subcommands: Any) -> None:
         "--seed", type=int, default=0, help="seed of the random baseline, bootstrap, generator"
     )
     parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples")
+    parser.add_argument(
+        "--strategy",
+        choices=("turns", "last", "messages"),
+        help="run chat cases with this select_messages strategy (default: each policy's own)",
+    )
     parser.add_argument("--no-timings", action="store_true", help="leave selection times out (stable output)")
     parser.add_argument("--schema", action="store_true", help="print the case JSON Schema and exit")
     parser.set_defaults(handler=run)
@@ -91,7 +96,7 @@ def _load(sources: list[str], counter: Any) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cupel.eval import evaluate
+    from cupel.eval import BASELINES, evaluate
     from cupel.eval.cases import CaseFormatError
     from cupel.eval.generator import generate_cases
     from cupel.eval.schema import CASE_SCHEMA
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         name, policy = resolve_policy(spec)
         if name in policies:
             raise CliError(f"--policy: {name!r} is given twice")
-        if name in ("recent", "random", "oracle"):
+        if name in BASELINES:
             raise CliError(f"--policy: {name!r} is the name of a baseline; rename the file")
         policies[name] = policy
     counter = resolve_counter(args.tokenizer)
@@ -147,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             resamples=args.resamples,
             jobs=args.jobs,
+            strategy=args.strategy,
             progress=None if progress is None else lambda done, total: progress.advance(),
         )
     except CupelError as error:

@@ -43,6 +43,11 @@ def register(subcommands: Any) -> None:
     add_tokenizer_argument(parser)
     parser.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
     parser.add_argument("--width", type=int, default=60, help="content preview width (default 60)")
+    parser.add_argument(
+        "--query",
+        metavar="TEXT",
+        help="the question the context should answer, for the policy's relevance scorer",
+    )
     add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -53,6 +58,7 @@ def explain_report(
     policy: str,
     tokenizer: str,
     chat: dict[str, Any] | None = None,
+    query: str | None = None,
 ) -> SelectionReport:
     candidates = load_candidates(items_source)
     pipeline = pipeline_for(policy)
@@ -62,19 +68,19 @@ def explain_report(
         return select_messages(
             candidates.messages,
             budget,
-            policy=resolve_policy(policy)[1],
+            policy=resolve_policy(policy)[1].with_query(query),
             counter=resolve_counter(tokenizer),
             **(chat or {}),
         ).report
     assert candidates.items is not None
-    return pipeline.dry_run(candidates.items, budget)
+    return pipeline.dry_run(candidates.items, budget, query=query)
 
 
 def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget, args.reserve)
     if args.width < 10:
         raise CliError(f"--width must be at least 10, got {args.width}")
-    report = explain_report(args.items, budget, args.policy, args.tokenizer, chat_keywords(args))
+    report = explain_report(args.items, budget, args.policy, args.tokenizer, chat_keywords(args), args.query)
     sys.stdout.write(render_text(report, budget, args.policy, args.width))
     by_turn = is_transcript_report(report)
     if by_turn:
@@ -136,21 +142,28 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
         "",
         "Included (placed order)",
     ]
+    relevant = any(entry.relevance is not None for entry in report.included) or any(
+        entry.relevance is not None for entry in report.excluded
+    )
     if report.included:
-        lines.append(f"  {'#':>3}  {'kind':<14}{'tokens':>7}  {'score':>6}  {'reason':<10}content")
+        head = f"{'relev':>6}  " if relevant else ""
+        lines.append(f"  {'#':>3}  {'kind':<14}{'tokens':>7}  {'score':>6}  {head}{'reason':<10}content")
         for position, entry in enumerate(report.included, start=1):
             lines.append(
                 f"  {position:>3}  {ljust(preview(str(entry.item.kind), 14), 14)}{entry.item.tokens:>7}  "
-                f"{entry.score:>6.3f}  {entry.reason.value:<10}{preview(entry.item.content, width)}"
+                f"{entry.score:>6.3f}  {_relevance(entry.relevance, relevant)}{entry.reason.value:<10}"
+                f"{preview(entry.item.content, width)}"
             )
     else:
         lines.append("  (none)")
     lines += ["", "Excluded (highest score first)"]
     if report.excluded:
-        lines.append(f"  {'score':>6}  {'kind':<14}{'tokens':>7}  reason")
+        head = f"{'relev':>6}  " if relevant else ""
+        lines.append(f"  {'score':>6}  {head}{'kind':<14}{'tokens':>7}  reason")
         for excluded in report.excluded:
             lines.append(
-                f"  {excluded.score:>6.3f}  {ljust(preview(str(excluded.item.kind), 14), 14)}"
+                f"  {excluded.score:>6.3f}  {_relevance(excluded.relevance, relevant)}"
+                f"{ljust(preview(str(excluded.item.kind), 14), 14)}"
                 f"{excluded.item.tokens:>7}  {terminal_safe(excluded.reason.describe())}"
             )
             lines.append(f"  {'':>6}  {preview(excluded.item.content, width + 22)}")
@@ -161,9 +174,18 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
             f"Shortfall: kind {terminal_safe(str(shortfall.kind))} required {shortfall.required_count}, "
             f"found {shortfall.satisfied_count}"
         )
+    for note in report.notes:
+        lines.append(f"Note: {terminal_safe(note)}")
     if all_scores_zero(report):
         lines += ["", ZERO_SCORES_HINT]
     return "\n".join(lines) + "\n"
+
+
+def _relevance(value: float | None, shown: bool) -> str:
+    """The relevance cell: empty when no entry has one, ``-`` for an unscored (pinned) item."""
+    if not shown:
+        return ""
+    return f"{'-':>6}  " if value is None else f"{value:>6.3f}  "
 
 
 ZERO_SCORES_HINT = (

@@ -59,6 +59,11 @@ def register(subcommands: Any) -> None:
         help="run one selection per line (each an object with items or messages and optional budget)",
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes for --batch")
+    parser.add_argument(
+        "--query",
+        metavar="TEXT",
+        help="the question the context should answer, for the policy's relevance scorer",
+    )
     add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -86,13 +91,13 @@ def run(args: argparse.Namespace) -> int:
         chosen = select_messages(
             candidates.messages,
             budget,
-            policy=policy,
+            policy=policy.with_query(args.query),
             counter=resolve_counter(args.tokenizer),
             **chat_keywords(args),
         )
         sys.stdout.write(render(Selection(None, list(chosen.messages)), args.format))
         return 0
-    selection = select(candidates, budget, pipeline, args.tokenizer)
+    selection = select(candidates, budget, pipeline, args.tokenizer, query=args.query)
     sys.stdout.write(render(selection, args.format))
     return 0
 
@@ -127,7 +132,14 @@ class Selection:
     messages: list[Any] | None
 
 
-def select(candidates: Candidates, budget: ContextBudget, pipeline: Pipeline, tokenizer: str) -> Selection:
+def select(
+    candidates: Candidates,
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    tokenizer: str,
+    *,
+    query: str | None = None,
+) -> Selection:
     if candidates.messages is not None:
         from cupel.chat import select_messages
 
@@ -136,7 +148,7 @@ def select(candidates: Candidates, budget: ContextBudget, pipeline: Pipeline, to
         )
         return Selection(None, list(chosen.messages))
     assert candidates.items is not None
-    return Selection(pipeline.run(candidates.items, budget), None)
+    return Selection(pipeline.run(candidates.items, budget, query=query), None)
 
 
 def render(selection: Selection, output: str) -> str:

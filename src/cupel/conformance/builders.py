@@ -146,6 +146,9 @@ def build_slicer(kind: str, config: Mapping[str, Any]) -> Slicer:
 
     if kind == "greedy":
         return GreedySlice()
+    if kind == "score":  # the project's extension (docs/spec-notes.md, "Relevance")
+        score_slice = _feature("cupel.slicers", "ScoreSlice", "ScoreSlice")
+        return score_slice()  # type: ignore[no-any-return]
     if kind == "knapsack":
         knapsack = _feature("cupel.slicers", "KnapsackSlice", "KnapsackSlice")
         return knapsack(bucket_size=config.get("bucket_size", 100))  # type: ignore[no-any-return]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -34,25 +34,30 @@ from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, even
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
 
-__all__ = ["ExcludedItem", "IncludedItem", "SelectionReport"]
+__all__ = ["ExcludedItem", "IncludedItem", "SelectionReport", "with_relevance"]
 
 
 @dataclass(frozen=True, slots=True)
 class IncludedItem:
-    """An item in the final window, its score and why it is there."""
+    """An item in the final window, its score and why it is there.
+
+    ``relevance`` is the item's RelevanceScorer score when the policy has one (None otherwise).
+    """
 
     item: ContextItem
     score: float
     reason: InclusionReason
+    relevance: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ExcludedItem:
-    """An item left out, its score at the time and why."""
+    """An item left out, its score at the time and why (``relevance`` as for IncludedItem)."""
 
     item: ContextItem
     score: float
     reason: ExclusionReason
+    relevance: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +65,8 @@ class SelectionReport(WireFormat, Deferred):
     """Everything one run decided: included in placed order, excluded by score descending.
 
     Every candidate appears exactly once across ``included`` and ``excluded``. A report-building
-    run's report builds ``events``, ``included`` and ``excluded`` when each is first read.
+    run's report builds ``events``, ``included`` and ``excluded`` when each is first read. ``notes``
+    says what the run could not show in scores (a relevance term without a query, for one).
     """
 
     _wire: ClassVar[str] = "report"
@@ -70,6 +76,7 @@ class SelectionReport(WireFormat, Deferred):
     total_candidates: int
     total_tokens_considered: int
     count_requirement_shortfalls: tuple[CountRequirementShortfall, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def items(self) -> list[ContextItem]:
@@ -107,6 +114,7 @@ def deferred_report(
     _FIELD_SETTERS["total_candidates"](report, total_candidates)
     _FIELD_SETTERS["total_tokens_considered"](report, total_tokens_considered)
     _FIELD_SETTERS["count_requirement_shortfalls"](report, count_requirement_shortfalls)
+    _FIELD_SETTERS["notes"](report, ())
     pending: dict[str, Callable[[], Any]] = {
         "events": lambda: tuple(expanded(*events)),
         "included": lambda: _included_entries(*spliced(included[:3], included[3])),
@@ -151,15 +159,50 @@ def _sorted_excluded(
     )
 
 
-def _entry_to_dict(item: ContextItem, score: float, reason: dict[str, Any]) -> dict[str, Any]:
-    return {"item": item_to_dict(item), "score": number_to_wire(score), "reason": reason}
+def with_relevance(
+    report: SelectionReport, relevance: Mapping[int, float], notes: Sequence[str]
+) -> SelectionReport:
+    """``report`` with each entry's relevance (``relevance`` maps ``id(item)`` to it) and ``notes``."""
+
+    def included(entry: IncludedItem) -> IncludedItem:
+        return IncludedItem(entry.item, entry.score, entry.reason, relevance.get(id(entry.item)))
+
+    def excluded(entry: ExcludedItem) -> ExcludedItem:
+        return ExcludedItem(entry.item, entry.score, entry.reason, relevance.get(id(entry.item)))
+
+    return SelectionReport(
+        events=report.events,
+        included=tuple(map(included, report.included)),
+        excluded=tuple(map(excluded, report.excluded)),
+        total_candidates=report.total_candidates,
+        total_tokens_considered=report.total_tokens_considered,
+        count_requirement_shortfalls=report.count_requirement_shortfalls,
+        notes=(*report.notes, *notes),
+    )
+
+
+def _entry_to_dict(
+    item: ContextItem, score: float, reason: dict[str, Any], relevance: float | None
+) -> dict[str, Any]:
+    data = {"item": item_to_dict(item), "score": number_to_wire(score), "reason": reason}
+    if relevance is not None:
+        data["relevance"] = number_to_wire(relevance)
+    return data
+
+
+def _relevance_from_wire(entry: Mapping[str, Any], where: str) -> float | None:
+    return None if "relevance" not in entry else number_from_wire(entry["relevance"], f"{where}.relevance")
 
 
 def report_to_dict(report: SelectionReport) -> dict[str, Any]:
     data: dict[str, Any] = {
         "events": [event_to_dict(event) for event in report.events],
-        "included": [_entry_to_dict(e.item, e.score, e.reason.to_dict()) for e in report.included],
-        "excluded": [_entry_to_dict(e.item, e.score, e.reason.to_dict()) for e in report.excluded],
+        "included": [
+            _entry_to_dict(e.item, e.score, e.reason.to_dict(), e.relevance) for e in report.included
+        ],
+        "excluded": [
+            _entry_to_dict(e.item, e.score, e.reason.to_dict(), e.relevance) for e in report.excluded
+        ],
         "total_candidates": report.total_candidates,
         "total_tokens_considered": report.total_tokens_considered,
     }
@@ -172,6 +215,8 @@ def report_to_dict(report: SelectionReport) -> dict[str, Any]:
             }
             for shortfall in report.count_requirement_shortfalls
         ]
+    if report.notes:
+        data["notes"] = list(report.notes)
     return data
 
 
@@ -191,6 +236,7 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
                     item_from_dict(ContextItem, entry["item"], f"{where}.item"),
                     number_from_wire(entry["score"], f"{where}.score"),
                     InclusionReason.from_dict(entry["reason"]),
+                    _relevance_from_wire(entry, where),
                 )
             )
         excluded = []
@@ -199,9 +245,8 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
             entry = require_mapping(entry, where, "an excluded item")
             reason: ExclusionReason = exclusion_reason_from_dict(entry["reason"])
             score = number_from_wire(entry["score"], f"{where}.score")
-            excluded.append(
-                ExcludedItem(item_from_dict(ContextItem, entry["item"], f"{where}.item"), score, reason)
-            )
+            item = item_from_dict(ContextItem, entry["item"], f"{where}.item")
+            excluded.append(ExcludedItem(item, score, reason, _relevance_from_wire(entry, where)))
         shortfalls = []
         if "count_requirement_shortfalls" in mapping:
             for n, raw in enumerate(require_array(mapping, "count_requirement_shortfalls", path)):
@@ -214,6 +259,11 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
                         require_count(raw["satisfied_count"], f"{where}.satisfied_count"),
                     )
                 )
+        notes = []
+        for n, note in enumerate(require_array(mapping, "notes", path) if "notes" in mapping else ()):
+            if not isinstance(note, str):
+                raise fail(f"{path}.notes[{n}]", f"must be a string, got {note!r:.40}")
+            notes.append(note)
         total_candidates = require_count(mapping["total_candidates"], f"{path}.total_candidates")
         if total_candidates != len(included) + len(excluded):
             # Every candidate is either included or excluded, exactly once (spec: SelectionReport).
@@ -231,6 +281,7 @@ def report_from_dict(data: object, path: str = "report") -> SelectionReport:
                 mapping["total_tokens_considered"], f"{path}.total_tokens_considered"
             ),
             count_requirement_shortfalls=tuple(shortfalls),
+            notes=tuple(notes),
         )
     except KeyError as missing:
         raise fail(path, f"missing required field {missing.args[0]!r}") from None

@@ -1,4 +1,4 @@
-"""Baselines every report carries: the recent window, seeded random selection and the oracle bound.
+"""Baselines every report carries: the recent window, BM25-greedy, seeded random and the oracle bound.
 
 Each works on a case's *units* -- the atoms a selection can keep (one item, or a chat message together
 with its tool results) -- given as token costs, and returns the kept element indices.
@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-__all__ = ["oracle_knapsack", "random_units", "recent_items", "recent_messages"]
+from cupel.scorers.relevance import bm25_scores
+
+__all__ = ["bm25_units", "oracle_knapsack", "random_units", "recent_items", "recent_messages"]
 
 
 def recent_messages(roles: Sequence[str], tokens: Sequence[int], max_tokens: int) -> list[int]:
@@ -45,10 +47,24 @@ def recent_items(order: Sequence[int], tokens: Sequence[int], max_tokens: int) -
     return kept
 
 
+def bm25_units(query: str, texts: Sequence[str], unit_tokens: Sequence[int], max_tokens: int) -> list[int]:
+    """Units greedily by BM25 score against ``query`` (RelevanceScorer's BM25), each kept if it still fits.
+
+    Equal scores (units without a query term, for one) go newest first. Unit indices, ascending.
+    """
+    scores = bm25_scores(query, texts)
+    return _fill(sorted(range(len(texts)), key=lambda unit: (-scores[unit], -unit)), unit_tokens, max_tokens)
+
+
 def random_units(unit_tokens: Sequence[int], max_tokens: int, seed: int) -> list[int]:
     """Units in a seeded random order, each kept if it still fits; unit indices, ascending."""
     order = list(range(len(unit_tokens)))
     random.Random(seed).shuffle(order)
+    return _fill(order, unit_tokens, max_tokens)
+
+
+def _fill(order: Sequence[int], unit_tokens: Sequence[int], max_tokens: int) -> list[int]:
+    """The units of ``order``, in turn, each kept if it still fits; unit indices, ascending."""
     kept: list[int] = []
     used = 0
     for unit in order:

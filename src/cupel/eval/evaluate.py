@@ -1,8 +1,13 @@
 """evaluate(cases, policies, budgets): run every policy and baseline on every case at every budget.
 
 It returns an :class:`~cupel.eval.result.EvalResult`: one run per (case, selector, budget), aggregated on
-demand. Selectors are the policies, in the order given, then the baselines ``recent``, ``random`` and
-``oracle``.
+demand. Selectors are the policies, in the order given, then the baselines ``recent``, ``bm25``,
+``random`` and ``oracle``.
+
+What users run is what is measured: item cases go through ``pipeline.run(items, budget, query=...)``,
+chat cases through ``select_messages`` with each policy's own chat settings (``strategy`` overrides
+its strategy). Both get the case's query (:func:`case_query`). Until ``select_messages`` takes a query
+itself, a chat case's query is bound into the policy's scorer before the call (interim; docs/eval.md).
 """
 
 from __future__ import annotations
@@ -17,19 +22,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cupel.chat import INDICES_KEY, message_token_counts, messages_to_items, to_messages
+from cupel.chat import INDICES_KEY, message_token_counts, messages_to_items, select_messages, to_messages
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
-from cupel.eval.baselines import oracle_knapsack, random_units, recent_items, recent_messages
+from cupel.eval.baselines import bm25_units, oracle_knapsack, random_units, recent_items, recent_messages
 from cupel.eval.cases import EvalCase
 from cupel.eval.metrics import CaseMetrics, case_metrics, interchangeable
 from cupel.eval.result import BASELINES, EvalResult, Run
 from cupel.eval.validity import transcript_problems
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
-from cupel.policy import Policy
+from cupel.policy import ChatSettings, Policy
+from cupel.scorers._base import bind_query
 from cupel.tokens.base import CounterLike
 
-__all__ = ["PolicyLike", "evaluate", "resolve_policies"]
+__all__ = ["PolicyLike", "case_query", "evaluate", "policy_with_query", "resolve_policies"]
 
 PolicyLike = Policy | Pipeline | str
 """A Policy, a Pipeline, a preset name, or a policy file path (``.toml`` / ``.json``)."""
@@ -39,22 +45,64 @@ def _label_for(policy: object, position: int) -> str:
     return policy if isinstance(policy, str) else f"policy{position + 1}"
 
 
-def _pipeline(policy: object) -> Pipeline:
+@dataclass(frozen=True, slots=True)
+class _Selector:
+    """A policy as evaluation runs it: its pipeline, and the chat settings chat cases run with."""
+
+    pipeline: Pipeline
+    chat: ChatSettings
+
+
+def _selector(policy: object) -> _Selector:
     from cupel.policy import get_preset, load_policy
 
     if isinstance(policy, Pipeline):
-        return policy
-    if isinstance(policy, Policy):
-        return Pipeline.from_policy(policy)
+        return _Selector(policy, ChatSettings())
     if isinstance(policy, str):
-        if Path(policy).suffix.lower() in (".toml", ".json"):
-            return Pipeline.from_policy(load_policy(Path(policy)))
-        return Pipeline.from_policy(get_preset(policy))
+        is_file = Path(policy).suffix.lower() in (".toml", ".json")
+        policy = load_policy(Path(policy)) if is_file else get_preset(policy)
+    if isinstance(policy, Policy):
+        return _Selector(Pipeline.from_policy(policy), policy.chat or ChatSettings())
     raise CupelTypeError(f"policies: expected a Policy, Pipeline, preset name or policy file, got {policy!r}")
+
+
+def case_query(case: EvalCase) -> str | None:
+    """The query a case is selected for: its question; for a chat case without one, the text of the
+    latest user message (the question the model must answer)."""
+    if case.question is not None or case.messages is None:
+        return case.question
+    for message in reversed(case.messages):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            return str(message["content"])
+    return None
+
+
+def policy_with_query(policy: Policy | Pipeline, query: str | None) -> Policy | Pipeline:
+    """``policy`` with ``query`` bound into its scorer (unchanged for None, or without a relevance term).
+
+    For ``select_messages``, which takes no query of its own yet.
+    """
+    if isinstance(policy, Policy):
+        return policy.with_query(query)
+    scorer = bind_query(policy.scorer, query)
+    if scorer is policy.scorer:
+        return policy
+    return Pipeline(
+        scorer,
+        policy.slicer,
+        policy.placer,
+        deduplication=policy.deduplication,
+        overflow_strategy=policy.overflow_strategy,
+        on_overflow=policy.on_overflow,
+    )
 
 
 def resolve_policies(policies: Mapping[str, PolicyLike] | Sequence[PolicyLike]) -> dict[str, Pipeline]:
     """Label -> pipeline. A sequence's strings label themselves (a file by its stem); others are numbered."""
+    return {label: selector.pipeline for label, selector in _resolve_selectors(policies).items()}
+
+
+def _resolve_selectors(policies: Mapping[str, PolicyLike] | Sequence[PolicyLike]) -> dict[str, _Selector]:
     if isinstance(policies, str):
         policies = [policies]
     if isinstance(policies, Mapping):
@@ -68,13 +116,13 @@ def resolve_policies(policies: Mapping[str, PolicyLike] | Sequence[PolicyLike]) 
             named.append((label, policy))
     if not named:
         raise InvalidConfigurationError("policies: give at least one policy")
-    resolved: dict[str, Pipeline] = {}
+    resolved: dict[str, _Selector] = {}
     for label, policy in named:
         if label in resolved or label in BASELINES:
             raise InvalidConfigurationError(
                 f"policies: the label {label!r} is used twice or names a baseline"
             )
-        resolved[label] = _pipeline(policy)
+        resolved[label] = _selector(policy)
     return resolved
 
 
@@ -139,11 +187,28 @@ def _score(
     )
 
 
-def _run_policy(prepared: _Prepared, pipeline: Pipeline, budget: ContextBudget) -> CaseMetrics:
+def _run_policy(prepared: _Prepared, selector: _Selector, budget: ContextBudget, task: _Task) -> CaseMetrics:
+    case = prepared.case
+    query = case_query(case)
     start = time.perf_counter()
     try:
-        chosen = pipeline.run(prepared.items, budget)
-        window, messages = prepared.window(chosen)
+        if case.messages is None:
+            chosen = selector.pipeline.run(prepared.items, budget, query=query)
+            window, messages = prepared.window(chosen)
+        else:
+            chat = selector.chat
+            selection = select_messages(
+                list(case.messages),
+                budget,
+                policy_with_query(selector.pipeline, query),
+                task.counter,
+                strategy=task.strategy or chat.strategy,  # type: ignore[arg-type]  # evaluate checks it
+                keep_first_turn=chat.keep_first_turn,
+                recent_share=chat.recent_share,
+                start_on=chat.start_on,
+            )
+            messages = selection.messages
+            window = [prepared.positions[id(message)] for message in messages]
     except CupelError as error:
         seconds = time.perf_counter() - start
         failed = case_metrics([], prepared.tokens, prepared.gold, budget.target_tokens, seconds=seconds)
@@ -164,7 +229,9 @@ def _run_baseline(prepared: _Prepared, name: str, budget: ContextBudget, seed: i
         window = recent_items(_chronological(prepared.items), prepared.tokens, limit)
         return _score(prepared, window, None, budget, time.perf_counter() - start)
     unit_tokens = [sum(prepared.tokens[e] for e in elements) for elements in prepared.unit_elements]
-    if name == "random":
+    if name == "bm25":
+        units = _bm25_baseline(prepared, unit_tokens, limit)
+    elif name == "random":
         units = random_units(unit_tokens, limit, zlib.crc32(f"{seed}:{case.id}:{limit}".encode()))
     else:
         values = {
@@ -179,6 +246,18 @@ def _run_baseline(prepared: _Prepared, name: str, budget: ContextBudget, seed: i
     )
 
 
+def _bm25_baseline(prepared: _Prepared, unit_tokens: list[int], limit: int) -> list[int]:
+    """Greedy by BM25 score against the case's query; a chat case's last unit (the question) first."""
+    query = case_query(prepared.case) or ""
+    texts = [item.content for item in prepared.items]
+    if prepared.case.messages is None or not texts:
+        return bm25_units(query, texts, unit_tokens, limit)
+    last = len(texts) - 1
+    if unit_tokens[last] > limit:
+        return bm25_units(query, texts[:last], unit_tokens[:last], limit)
+    return [*bm25_units(query, texts[:last], unit_tokens[:last], limit - unit_tokens[last]), last]
+
+
 def _chronological(items: Sequence[ContextItem]) -> list[int]:
     """Oldest first by timestamp when every item has one; otherwise the given order."""
     if all(item.timestamp is not None for item in items):
@@ -191,33 +270,35 @@ class _Task:
     """One case's work. ``policies`` holds pipelines, or policy-file dicts when sent to a worker process."""
 
     case: EvalCase
-    policies: Mapping[str, Pipeline] | tuple[tuple[str, str], ...]
+    policies: Mapping[str, _Selector] | tuple[tuple[str, str], ...]
     budgets: tuple[ContextBudget, ...]
     counter: CounterLike | None
     seed: int
+    strategy: str | None = None
 
 
 @functools.lru_cache(maxsize=64)
-def _pipeline_from_json(text: str) -> Pipeline:
+def _selector_from_json(text: str) -> _Selector:
     from cupel.policy import policy_from_dict
 
-    return Pipeline.from_policy(policy_from_dict(json.loads(text)))
+    return _selector(policy_from_dict(json.loads(text)))
 
 
-def _pipelines(task: _Task) -> Mapping[str, Pipeline]:
+def _selectors(task: _Task) -> Mapping[str, _Selector]:
     if isinstance(task.policies, Mapping):
         return task.policies
-    return {label: _pipeline_from_json(text) for label, text in task.policies}
+    return {label: _selector_from_json(text) for label, text in task.policies}
 
 
-def _portable(pipelines: Mapping[str, Pipeline]) -> tuple[tuple[str, str], ...]:
+def _portable(selectors: Mapping[str, _Selector]) -> tuple[tuple[str, str], ...]:
     """Policies as policy-file JSON, which worker processes rebuild (pipelines themselves do not pickle)."""
     from cupel.policy import policy_to_dict
 
     portable = []
-    for label, pipeline in pipelines.items():
+    for label, selector in selectors.items():
         try:
-            portable.append((label, json.dumps(policy_to_dict(Policy.from_pipeline(pipeline)))))
+            policy = Policy.from_pipeline(selector.pipeline).replace(chat=selector.chat)
+            portable.append((label, json.dumps(policy_to_dict(policy))))
         except CupelError as error:
             raise InvalidConfigurationError(
                 f"jobs > 1 needs policies a policy file can express; {label!r} cannot ({error}); use jobs=1"
@@ -229,8 +310,9 @@ def _evaluate_case(task: _Task) -> list[Run]:
     prepared = _prepare(task.case, task.counter)
     runs: list[Run] = []
     for budget in task.budgets:
-        for label, pipeline in _pipelines(task).items():
-            runs.append(Run(task.case.id, label, budget.max_tokens, _run_policy(prepared, pipeline, budget)))
+        for label, selector in _selectors(task).items():
+            metrics = _run_policy(prepared, selector, budget, task)
+            runs.append(Run(task.case.id, label, budget.max_tokens, metrics))
         for name in BASELINES:
             metrics = _run_baseline(prepared, name, budget, task.seed)
             runs.append(Run(task.case.id, name, budget.max_tokens, metrics))
@@ -259,6 +341,7 @@ def evaluate(
     seed: int = 0,
     resamples: int = 1000,
     jobs: int = 1,
+    strategy: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
     """Run ``policies`` and the baselines on ``cases`` at each budget (docs/eval.md).
@@ -266,8 +349,9 @@ def evaluate(
     ``policies``: preset names, policy files, Policies or Pipelines (or a label -> policy mapping).
     ``budgets``: token counts (``n`` means ``ContextBudget(n, n)``) or ContextBudgets. ``counter`` costs
     chat messages (chars/4 by default). ``seed`` drives the random baseline and the bootstrap;
-    ``jobs`` > 1 evaluates cases in worker processes with identical results. ``progress(done, total)``
-    is called after each case.
+    ``jobs`` > 1 evaluates cases in worker processes with identical results. ``strategy``
+    (``"turns"``, ``"last"``, ``"messages"``) runs every chat case with that ``select_messages``
+    strategy instead of each policy's own. ``progress(done, total)`` is called after each case.
     """
     case_list = tuple(cases)
     for position, case in enumerate(case_list):
@@ -275,7 +359,9 @@ def evaluate(
             raise CupelTypeError(f"cases[{position}] must be an EvalCase, got {type(case).__name__}")
     if not case_list:
         raise InvalidConfigurationError("cases: no cases to evaluate")
-    pipelines = resolve_policies(policies)
+    selectors = _resolve_selectors(policies)
+    if strategy is not None and strategy not in ("turns", "last", "messages"):
+        raise InvalidConfigurationError(f"strategy must be turns, last or messages, got {strategy!r}")
     budget_list = tuple(_budget(budget) for budget in budgets)
     if not budget_list:
         raise InvalidConfigurationError("budgets: give at least one budget")
@@ -284,13 +370,13 @@ def evaluate(
         raise InvalidConfigurationError(f"budgets: each budget needs a different max_tokens, got {labels}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise InvalidConfigurationError(f"jobs must be an int >= 1, got {jobs!r}")
-    policies_for_tasks: Mapping[str, Pipeline] | tuple[tuple[str, str], ...] = pipelines
+    policies_for_tasks: Mapping[str, _Selector] | tuple[tuple[str, str], ...] = selectors
     if jobs > 1 and len(case_list) > 1:
-        policies_for_tasks = _portable(pipelines)
-    tasks = [_Task(case, policies_for_tasks, budget_list, counter, seed) for case in case_list]
+        policies_for_tasks = _portable(selectors)
+    tasks = [_Task(case, policies_for_tasks, budget_list, counter, seed, strategy) for case in case_list]
     runs: list[Run] = []
     for done, case_runs in enumerate(_map(tasks, jobs), start=1):
         runs.extend(case_runs)
         if progress is not None:
             progress(done, len(tasks))
-    return EvalResult(tuple(pipelines), tuple(labels), case_list, tuple(runs), seed, resamples)
+    return EvalResult(tuple(selectors), tuple(labels), case_list, tuple(runs), seed, resamples)

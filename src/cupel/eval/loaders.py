@@ -16,7 +16,7 @@ In both, the question is appended as the last user message (pinned by chat selec
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ __all__ = [
     "load_locomo",
     "load_longmemeval",
     "locomo_cases",
+    "locomo_skipped",
     "longmemeval_cases",
     "shipped_cases",
     "shipped_cases_path",
@@ -104,7 +105,24 @@ def _turn_text(turn: Mapping[str, Any]) -> str:
 
 def locomo_cases(data: object, source: str = "locomo") -> list[EvalCase]:
     """Cases from parsed LoCoMo JSON: one per question with at least one evidence turn found."""
-    cases: list[EvalCase] = []
+    return [case for case, _ in _locomo_questions(data, source) if case is not None]
+
+
+def locomo_skipped(data: object, source: str = "locomo") -> dict[str, int]:
+    """How many LoCoMo questions :func:`locomo_cases` could not use, by reason (none: an empty dict)."""
+    skipped: dict[str, int] = {}
+    for case, reason in _locomo_questions(data, source):
+        if case is None:
+            skipped[reason] = skipped.get(reason, 0) + 1
+    return dict(sorted(skipped.items()))
+
+
+#: Evidence ids are separated by ``;``, ``,`` or white space (all three occur in the release).
+_EVIDENCE_SEPARATOR = re.compile(r"[\s;,]+")
+
+
+def _locomo_questions(data: object, source: str) -> Iterator[tuple[EvalCase | None, str]]:
+    """Each question as a case, or None with the reason it cannot be used."""
     for number, record in enumerate(_records(data, source)):
         where = f"{source}[{number}]"
         conversation = record.get("conversation")
@@ -133,15 +151,18 @@ def locomo_cases(data: object, source: str = "locomo") -> list[EvalCase]:
         sample = str(record.get("sample_id", f"locomo-{number}"))
         for position, qa in enumerate(record.get("qa") or ()):
             if not isinstance(qa, Mapping) or not isinstance(qa.get("question"), str):
+                yield None, "no question text"
                 continue
             refs = [
-                part.strip()
+                part
                 for entry in qa.get("evidence") or ()
                 if isinstance(entry, str)
-                for part in re.split(r"[;,]", entry)
+                for part in _EVIDENCE_SEPARATOR.split(entry)
+                if part
             ]
             gold = sorted({by_dia[ref] for ref in refs if ref in by_dia})
             if not gold:
+                yield None, "no evidence listed" if not refs else "no evidence id names a turn"
                 continue
             category = qa.get("category")
             # Published descriptions of the category numbers disagree, so the tag keeps the number.
@@ -155,10 +176,8 @@ def locomo_cases(data: object, source: str = "locomo") -> list[EvalCase]:
                 "gold": gold,
             }
             # The loader wrote this transcript (plain user/assistant text): no need to check it again.
-            cases.append(
-                _case_from_dict(case_record, f"{where}.qa[{position}]", None, check_transcript=False)
-            )
-    return cases
+            case = _case_from_dict(case_record, f"{where}.qa[{position}]", None, check_transcript=False)
+            yield case, ""
 
 
 def _read_json(path: Path, text: str | None = None) -> Any:

@@ -12,7 +12,12 @@ from cupel.eval.stats import Summary
 
 __all__ = ["render_json", "render_markdown", "render_text"]
 
-_LABELS = {"recent": "recent (baseline)", "random": "random (baseline)", "oracle": "oracle (bound)"}
+_LABELS = {
+    "recent": "recent (baseline)",
+    "bm25": "bm25 (baseline)",
+    "random": "random (baseline)",
+    "oracle": "oracle (bound)",
+}
 
 
 def label(selector: str) -> str:

@@ -12,8 +12,9 @@ from cupel.eval.stats import Bootstrap, Summary
 
 __all__ = ["BASELINES", "EvalResult", "Run"]
 
-BASELINES: tuple[str, ...] = ("recent", "random", "oracle")
-"""Baseline selectors in every result: most-recent window, seeded random, oracle upper bound."""
+BASELINES: tuple[str, ...] = ("recent", "bm25", "random", "oracle")
+"""Baseline selectors in every result: most-recent window, BM25-greedy against the case's query,
+seeded random, oracle upper bound."""
 
 
 @dataclass(frozen=True, slots=True)

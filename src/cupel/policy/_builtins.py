@@ -29,6 +29,7 @@ from cupel.policy._readers import (
     _scorer_kind,
     _scorer_metadata_key,
     _scorer_metadata_trust,
+    _scorer_relevance,
     _scorer_scaled,
     _scorer_tag,
     _slicer_count_constrained_knapsack,
@@ -41,6 +42,7 @@ from cupel.policy._writers import (
     _dump_count_entries,
     _dump_curve,
     _dump_kind,
+    _dump_relevance,
     _dump_slicer,
     _no_params,
     _scorer_entries,
@@ -110,6 +112,21 @@ _builtin(
     "The item's future_relevance_hint, clamped to [0, 1].",
     _plain("cupel.scorers.reflexive.ReflexiveScorer"),
     _no_params,
+)
+_builtin(
+    _SCORERS,
+    "relevance",
+    "cupel.scorers.relevance.RelevanceScorer",
+    "BM25 relevance to the query of the call (or a fixed query), divided by the best score.",
+    _scorer_relevance,
+    _dump_relevance,
+    {
+        "query": {"type": "string", "description": "A fixed query; a call's query replaces it."},
+        "k1": {"type": "number", "minimum": 0, "default": 1.2},
+        "b": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.75},
+        "stemming": {"type": "boolean", "default": True},
+        "stop_words": {"type": "boolean", "default": True},
+    },
 )
 _builtin(
     _SCORERS,
@@ -209,6 +226,14 @@ _builtin(
     "cupel.slicers.greedy.GreedySlice",
     "Fill by score per token.",
     _plain("cupel.slicers.greedy.GreedySlice"),
+    _no_params,
+)
+_builtin(
+    _SLICERS,
+    "score",
+    "cupel.slicers.score.ScoreSlice",
+    "Fill by score, highest first (an extension for relevance scores).",
+    _plain("cupel.slicers.score.ScoreSlice"),
     _no_params,
 )
 _builtin(

@@ -196,6 +196,19 @@ def _unit(params: _Params, path: str, key: str, default: float) -> float:
     return _number(params[key], _key(path, key), minimum=0.0, maximum=1.0)
 
 
+def _scorer_relevance(params: _Params, path: str, reader: _Reader) -> scorers.RelevanceScorer:
+    query = None if "query" not in params else _string(params["query"], _key(path, "query"))
+    options: dict[str, Any] = {}
+    if "k1" in params:
+        options["k1"] = _number(params["k1"], _key(path, "k1"), minimum=0.0)
+    if "b" in params:
+        options["b"] = _number(params["b"], _key(path, "b"), minimum=0.0, maximum=1.0)
+    for flag in ("stemming", "stop_words"):
+        if flag in params:
+            options[flag] = _boolean(params[flag], _key(path, flag))
+    return scorers.RelevanceScorer(query, **options)
+
+
 def _scorer_metadata_trust(params: _Params, path: str, reader: _Reader) -> scorers.MetadataTrustScorer:
     return scorers.MetadataTrustScorer(_unit(params, path, "default_score", 0.5))
 

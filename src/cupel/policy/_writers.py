@@ -69,6 +69,17 @@ def _no_params(value: object) -> dict[str, Any]:
     return {}
 
 
+def _dump_relevance(scorer: scorers.RelevanceScorer) -> dict[str, Any]:
+    if scorer.embedder is not None:
+        raise CupelTypeError("RelevanceScorer: an embedder cannot be written to a policy file")
+    table: dict[str, Any] = {} if scorer.query is None else {"query": scorer.query}
+    defaults = scorers.RelevanceScorer()
+    for name in ("k1", "b", "stemming", "stop_words"):
+        if getattr(scorer, name) != getattr(defaults, name):
+            table[name] = getattr(scorer, name)
+    return table
+
+
 def _dump_kind(scorer: scorers.KindScorer) -> dict[str, Any]:
     if scorer == scorers.KindScorer():
         return {}

@@ -78,6 +78,16 @@ class Policy:
 
         return dataclasses.replace(self, **changes)
 
+    def with_query(self, query: str | None) -> Policy:
+        """This policy with ``query`` bound into its relevance terms (itself for None or without one).
+
+        For callers that cannot pass a query per call (``select_messages`` takes none yet).
+        """
+        from cupel.scorers._base import bind_query
+
+        scorer = bind_query(self.scorer, query)
+        return self if scorer is self.scorer else self.replace(scorer=scorer)
+
     @classmethod
     def from_pipeline(cls, pipeline: Pipeline) -> Policy:
         """The policy an existing pipeline runs (its ``on_overflow`` callback is not part of it)."""

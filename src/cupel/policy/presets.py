@@ -1,6 +1,6 @@
 """Named policy presets for common workloads.
 
-Every preset deduplicates, raises on overflow (``OverflowStrategy.THROW``) and uses
+Every preset deduplicates and raises on overflow (``OverflowStrategy.THROW``); ``Kind`` is
 ``KindScorer`` with the spec's default weights. Weights are CompositeScorer weights (relative).
 
 ==============  ==========================================  ==========  =============
@@ -8,18 +8,23 @@ preset          scorer                                      slicer      placer
 ==============  ==========================================  ==========  =============
 chat            Recency 2 + Tag(user) 2 + Kind 1            Greedy      Chronological
 code_review     Kind 2 + Priority 2 + Recency 1             Greedy      Chronological
-rag             Reflexive 3 + Kind 1                        Greedy      UShaped
-document_qa     Kind 2 + Reflexive 2 + Priority 1           Knapsack    UShaped
-                                                            (bucket 25)
+rag             Relevance 2 + Reflexive 2                   Score       UShaped
+document_qa     Relevance 2 + Reflexive 2 + Priority 1      Score       UShaped
 tool_use        Kind 2 + Recency 2 + Priority 1             Greedy      Chronological
 long_running    Recency 2 + Tag(user) 2 + Frequency 1       Greedy      Chronological
                 + Kind 1
 debugging       Priority 3 + Kind 2 + Recency 1             Greedy      Chronological
 ==============  ==========================================  ==========  =============
 
+``Relevance`` is ``RelevanceScorer()``: BM25 relevance to the query of the call
+(``pipeline.run(items, budget, query=...)``); without a query it scores 0.0 everywhere and the other
+terms rank alone. ``Score`` is ``ScoreSlice`` (by score, not score per
+token).
+
 ``Tag(user)`` is ``TagScorer({"user": 1.0})``: chat items carry their roles as tags, so what the user
 said (constraints, facts, corrections) outranks assistant turns of the same age. The weights were tuned
-on the shipped evaluation cases (``cupel eval``; docs/eval.md, "Tuning the presets").
+on the shipped evaluation cases and the LoCoMo dev split (``cupel eval``; docs/eval.md, "Tuning the
+presets").
 
 Chat transcripts (:func:`cupel.chat.select_messages`) are trimmed by whole turns. ``chat`` starts
 without the first turn; ``tool_use`` and ``long_running`` keep it (``keep_first_turn``), because an
@@ -113,19 +118,23 @@ def code_review() -> Policy:
 
 
 def rag() -> Policy:
-    """Retrieval: the relevance hint decides (Reflexive 3 + Kind 1, Greedy, UShaped)."""
+    """Retrieval: relevance to the query and the retrieval hint (Relevance 2 + Reflexive 2, Score)."""
     return _policy(
-        [(scorers.ReflexiveScorer(), 3.0), (scorers.KindScorer(), 1.0)],
-        slicers.GreedySlice(),
+        [(scorers.RelevanceScorer(), 2.0), (scorers.ReflexiveScorer(), 2.0)],
+        slicers.ScoreSlice(),
         UShapedPlacer(),
     )
 
 
 def document_qa() -> Policy:
-    """Document QA: Kind 2 + Reflexive 2 + Priority 1, packed by Knapsack (bucket 25), UShaped."""
+    """Document QA: Relevance 2 + Reflexive 2 + Priority 1, by score (ScoreSlice), UShaped."""
     return _policy(
-        [(scorers.KindScorer(), 2.0), (scorers.ReflexiveScorer(), 2.0), (scorers.PriorityScorer(), 1.0)],
-        slicers.KnapsackSlice(bucket_size=25),
+        [
+            (scorers.RelevanceScorer(), 2.0),
+            (scorers.ReflexiveScorer(), 2.0),
+            (scorers.PriorityScorer(), 1.0),
+        ],
+        slicers.ScoreSlice(),
         UShapedPlacer(),
     )
 
@@ -184,13 +193,13 @@ _PRESETS: dict[str, _Preset] = {
     ),
     "rag": _Preset(
         rag,
-        "Retrieval-augmented generation: ranks chunks by their retrieval relevance "
-        "(future_relevance_hint); best chunks at both edges of the window (U-shaped).",
+        "Retrieval-augmented generation: ranks chunks by relevance to the query (BM25) and their "
+        "retrieval hint (future_relevance_hint), by score; best chunks at both edges (U-shaped).",
     ),
     "document_qa": _Preset(
         document_qa,
-        "Questions over long documents: kind, relevance and priority, packed tightly by knapsack "
-        "(bucket 25); U-shaped order.",
+        "Questions over long documents: relevance to the query, the retrieval hint and priority, "
+        "by score; U-shaped order.",
     ),
     "tool_use": _Preset(
         tool_use,

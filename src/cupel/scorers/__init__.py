@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from cupel.scorers.reflexive import (
         ReflexiveScorer,
     )
+    from cupel.scorers.relevance import (
+        RelevanceScorer,
+    )
     from cupel.scorers.scaled import (
         ScaledScorer,
     )
@@ -64,6 +67,7 @@ __all__ = [
     "PriorityScorer",
     "RecencyScorer",
     "ReflexiveScorer",
+    "RelevanceScorer",
     "ScaledScorer",
     "ScorerBase",
     "StepCurve",
@@ -93,6 +97,7 @@ _LAZY: dict[str, str] = {
     "PriorityScorer": "cupel.scorers.priority",
     "RecencyScorer": "cupel.scorers.recency",
     "ReflexiveScorer": "cupel.scorers.reflexive",
+    "RelevanceScorer": "cupel.scorers.relevance",
     "ScaledScorer": "cupel.scorers.scaled",
     "TagScorer": "cupel.scorers.tag",
 }

@@ -160,3 +160,20 @@ def rank_score(key: int | None, keys: Sequence[int | None]) -> float:
     if count <= 1:
         return 1.0
     return rank / (count - 1)
+
+
+def bind_query(scorer: Scorer, query: str | None) -> Scorer:
+    """``scorer`` answering ``query``: through its ``with_query`` when it has one, else unchanged.
+
+    ``None`` leaves every scorer as configured (a fixed query stays). Composite and scaled scorers
+    bind their children, so a query reaches a relevance term however deeply it is nested.
+    """
+    if query is None:
+        return scorer
+    if not isinstance(query, str):
+        raise CupelTypeError(f"query must be a string or None, got {type(query).__name__}")
+    method = getattr(scorer, "with_query", None)
+    if method is None:
+        return scorer
+    bound: Scorer = method(query)
+    return bound

@@ -9,7 +9,7 @@ from cupel import _numeric
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
-from cupel.scorers._base import ScorerBase, _is_builtin, check_weight, score_items
+from cupel.scorers._base import ScorerBase, _is_builtin, bind_query, check_weight, score_items
 
 
 class CompositeScorer(ScorerBase):
@@ -74,6 +74,13 @@ class CompositeScorer(ScorerBase):
         for column, weight in zip(columns, self.normalized_weights, strict=True):
             result = [total + score * weight for total, score in zip(result, column, strict=True)]
         return result
+
+    def with_query(self, query: str) -> CompositeScorer:
+        """The same weights over children bound to ``query`` (``self`` when no child reads a query)."""
+        bound = [bind_query(scorer, query) for scorer in self.scorers]
+        if all(new is old for new, old in zip(bound, self.scorers, strict=True)):
+            return self
+        return CompositeScorer(zip(bound, (weight for _, weight in self.entries), strict=True))
 
     def __repr__(self) -> str:
         inner = ", ".join(f"({scorer!r}, {weight!r})" for scorer, weight in self.entries)

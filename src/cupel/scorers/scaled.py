@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from cupel.errors import CupelTypeError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
-from cupel.scorers._base import ScorerBase, score_items
+from cupel.scorers._base import ScorerBase, bind_query, score_items
 
 
 class ScaledScorer(ScorerBase):
@@ -51,6 +51,11 @@ class ScaledScorer(ScorerBase):
             return [0.5] * len(raw)
         span = high - low
         return [(value - low) / span for value in raw]
+
+    def with_query(self, query: str) -> ScaledScorer:
+        """The inner scorer bound to ``query`` (``self`` when it reads no query)."""
+        inner = bind_query(self.inner, query)
+        return self if inner is self.inner else ScaledScorer(inner)
 
     def __repr__(self) -> str:
         return f"ScaledScorer({self.inner!r})"

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
         QuotaSet,
         QuotaSlice,
     )
+    from cupel.slicers.score import (
+        ScoreSlice,
+    )
 
 __all__ = [
     "CountConstrainedKnapsackSlice",
@@ -44,6 +47,7 @@ __all__ = [
     "QuotaSet",
     "QuotaSlice",
     "ScarcityBehavior",
+    "ScoreSlice",
     "SliceOutcome",
     "is_count_quota_slicer",
     "is_quota_slicer",
@@ -65,6 +69,7 @@ _LAZY: dict[str, str] = {
     "QuotaEntry": "cupel.slicers.quota",
     "QuotaSet": "cupel.slicers.quota",
     "QuotaSlice": "cupel.slicers.quota",
+    "ScoreSlice": "cupel.slicers.score",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)

@@ -1,0 +1,437 @@
+"""RelevanceScorer: each item's relevance to the query of a call (an extension; spec notes, "Relevance").
+
+Lexical by default: Okapi BM25 over the scoreable list, the list being the corpus (its document
+frequencies and average length), divided by the list's best score so that scores lie in [0, 1]. With an
+:class:`~cupel.protocols.Embedder` it is hybrid: ``(1 - semantic_weight) * bm25 + semantic_weight *
+cosine`` (cosine similarity clipped to [0, 1]). Without a query every item scores 0.0: a relevance term
+then adds nothing and changes no ranking; the report says so (``SelectionReport.notes``).
+
+Text analysis, measured on the LoCoMo dev split (docs/eval.md, "Relevance"): lower-cased runs of letters
+and digits, English stop words dropped, then :func:`stem` (inflectional suffixes only). Document length
+is the content's length in characters, which weighs like a word count without counting words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+
+from cupel.errors import CupelError, CupelTypeError
+from cupel.model import ContextItem
+from cupel.protocols import Embedder
+from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
+
+__all__ = ["STOP_WORDS", "RelevanceScorer", "bm25_scores", "query_terms", "stem"]
+
+_WORD = re.compile(r"[^\W_]+")
+
+#: Function words dropped from queries and documents: they say nothing about what a text is about.
+STOP_WORDS = frozenset(
+    (
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "don",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+    )
+)
+
+_KEEP_DOUBLE = frozenset("lsz")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer that only removes suffixes, so a stem is always a prefix of its word.
+
+    Plurals and verb inflections: ``-ies``/``-ied``, then ``-s`` (not ``-ss``, ``-us``, ``-is``), then
+    ``-ing``/``-ed``; then a doubled final consonant (``runn`` -> ``run``), a final ``e`` or a ``y``
+    after a consonant, so ``study``, ``studies``, ``studied`` and ``studying`` all become ``stud`` and
+    ``paintings`` becomes ``paint``. A stem keeps at least three characters. (Porter's stemmer rewrites
+    suffixes, ``happy`` -> ``happi``; a prefix lets a whole list be filtered by substring search before
+    any text is split into words.)
+    """
+    if len(word) <= 3:
+        return word
+    if word.endswith(("ies", "ied")) and len(word) > 5:
+        return word[:-3]
+    base = word
+    if base.endswith("s") and not base.endswith(("ss", "us", "is")):
+        base = base[:-1]
+    if base.endswith("ing") and len(base) >= 6:
+        base = base[:-3]
+    elif base.endswith("ed") and len(base) >= 5:
+        base = base[:-2]
+    if len(base) < len(word) and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in _KEEP_DOUBLE:
+        base = base[:-1]
+    # A final e (bake, baking -> bak) or a y after a consonant (study, studies -> stud).
+    if len(base) >= 4 and (base[-1] == "e" or (base[-1] == "y" and base[-2] not in "aeiouy")):
+        base = base[:-1]
+    return base
+
+
+def query_terms(query: str, *, stemming: bool = True, stop_words: bool = True) -> list[str]:
+    """The distinct terms of ``query`` that BM25 looks for, sorted (a fixed order for the float sums)."""
+    terms = set()
+    for word in _WORD.findall(query.lower()):
+        if stop_words and word in STOP_WORDS:
+            continue
+        terms.add(stem(word) if stemming else word)
+    return sorted(terms)
+
+
+def bm25_scores(
+    query: str,
+    texts: Sequence[str],
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+    stemming: bool = True,
+    stop_words: bool = True,
+) -> list[float]:
+    """Okapi BM25 of every text against ``query``, the texts being the corpus; unnormalised, >= 0.
+
+    ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` (never negative); the length of a text is its
+    number of characters. A text without any query term scores 0.0, exactly.
+    """
+    wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
+    count = len(texts)
+    scores = [0.0] * count
+    if not wanted or not count:
+        return scores
+    found = sorted(_term_counts(wanted, texts, stemming=stemming, stop_words=stop_words).items())
+    frequency = [0] * len(wanted)
+    for _, row in found:
+        for index, value in enumerate(row):
+            if value:
+                frequency[index] += 1
+    if not found:
+        return scores
+    idf = [math.log(1.0 + (count - df + 0.5) / (df + 0.5)) for df in frequency]
+    average = sum(map(len, texts)) / count
+    for doc, row in found:
+        norm = k1 * (1.0 - b + b * len(texts[doc]) / average) if average > 0 else k1
+        total = 0.0
+        for index, value in enumerate(row):
+            if value:
+                total += idf[index] * value * (k1 + 1.0) / (value + norm)
+        scores[doc] = total
+    return scores
+
+
+def _term_counts(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]]:
+    """For each text holding a query term, how often it holds each one (texts without any are absent).
+
+    Exact without splitting every text into words: a stem is a prefix of its word, so each word
+    whose term is wanted starts where the term occurs as a substring after a non-word character.
+    The texts are searched as one lower-cased string, joined by a line break (which no word spans).
+    """
+    corpus = "\n".join(texts).lower()
+    if len(corpus) == sum(map(len, texts)) + len(texts) - 1:
+        ends = list(accumulate(map((1).__add__, map(len, texts))))
+    else:  # a character whose lower case is longer (İ): lower each text on its own
+        lowered = [text.lower() for text in texts]
+        corpus = "\n".join(lowered)
+        ends = list(accumulate(map((1).__add__, map(len, lowered))))
+    term_of: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
+    counts: dict[int, list[int]] = {}
+    for index, term in enumerate(wanted):
+        start = corpus.find(term)
+        while start >= 0:
+            word = None
+            if start == 0 or not corpus[start - 1].isalnum():
+                match = _WORD.match(corpus, start)
+                assert match is not None  # a term starts with a word character
+                word = match.group()
+                found = term_of.get(word, "")
+                if found == "":
+                    found = None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
+                    term_of[word] = found
+                if found == term:
+                    row = counts.get(doc := bisect_right(ends, start))
+                    if row is None:
+                        row = counts[doc] = [0] * len(wanted)
+                    row[index] += 1
+            start = corpus.find(term, start + (len(word) if word else 1))
+    return counts
+
+
+def _cosines(embedder: Embedder, query: str, texts: list[str]) -> list[float]:
+    """Cosine similarity of each text to the query, clipped to [0, 1]; 0.0 for a zero vector."""
+    vectors = list(embedder([query, *texts]))
+    if len(vectors) != len(texts) + 1:
+        raise CupelError(
+            f"RelevanceScorer: embedder returned {len(vectors)} vectors for {len(texts) + 1} texts"
+        )
+    head = [float(value) for value in vectors[0]]
+    head_norm = math.sqrt(math.fsum(value * value for value in head))
+    result = []
+    for index, vector in enumerate(vectors[1:]):
+        values = [float(value) for value in vector]
+        if len(values) != len(head):
+            raise CupelError(
+                f"RelevanceScorer: embedder returned a vector of {len(values)} dimensions for text "
+                f"{index}, {len(head)} for the query"
+            )
+        norm = math.sqrt(math.fsum(value * value for value in values))
+        if norm == 0.0 or head_norm == 0.0:
+            result.append(0.0)
+            continue
+        cosine = math.fsum(a * b for a, b in zip(head, values, strict=True)) / (norm * head_norm)
+        result.append(min(1.0, max(0.0, cosine)))
+    return result
+
+
+class RelevanceScorer(ScorerBase):
+    """Scores items by relevance to a query: BM25, hybrid with an embedder (see the module docstring).
+
+    ``RelevanceScorer()`` reads the query of each call (``pipeline.run(items, budget, query=...)``);
+    ``RelevanceScorer("tree nut allergy")`` has a fixed one, which a call's query replaces.
+    ``k1`` (term-frequency saturation) and ``b`` (length normalisation) are Okapi's parameters.
+    """
+
+    __slots__ = ("b", "embedder", "k1", "query", "semantic_weight", "stemming", "stop_words")
+
+    query: str | None
+    k1: float
+    b: float
+    stemming: bool
+    stop_words: bool
+    embedder: Embedder | None
+    semantic_weight: float
+
+    def __init__(
+        self,
+        query: str | None = None,
+        *,
+        k1: float = 1.2,
+        b: float = 0.75,
+        stemming: bool = True,
+        stop_words: bool = True,
+        embedder: Embedder | None = None,
+        semantic_weight: float = 0.5,
+    ) -> None:
+        if query is not None and not isinstance(query, str):
+            raise CupelTypeError(f"RelevanceScorer: query must be a string or None, got {query!r}")
+        for name, flag in (("stemming", stemming), ("stop_words", stop_words)):
+            if not isinstance(flag, bool):
+                raise CupelTypeError(f"RelevanceScorer: {name} must be a bool, got {flag!r}")
+        if embedder is not None and not callable(embedder):
+            raise CupelTypeError(
+                f"RelevanceScorer: embedder must be callable (texts -> vectors), got {embedder!r}"
+            )
+        self.query = query
+        self.k1 = check_weight("RelevanceScorer", "k1", k1, allow_zero=True)
+        self.b = check_unit_interval("RelevanceScorer", "b", b)
+        self.stemming = stemming
+        self.stop_words = stop_words
+        self.embedder = embedder
+        self.semantic_weight = check_unit_interval("RelevanceScorer", "semantic_weight", semantic_weight)
+
+    def with_query(self, query: str) -> RelevanceScorer:
+        """This scorer answering ``query`` (``self`` when it already does)."""
+        if not isinstance(query, str):
+            raise CupelTypeError(f"query must be a string, got {query!r}")
+        if query == self.query:
+            return self
+        return RelevanceScorer(
+            query,
+            k1=self.k1,
+            b=self.b,
+            stemming=self.stemming,
+            stop_words=self.stop_words,
+            embedder=self.embedder,
+            semantic_weight=self.semantic_weight,
+        )
+
+    def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:
+        items = list(all_items)
+        for index, other in enumerate(items):
+            if other is item:
+                return self.score_all(items)[index]
+        return self.score_all([*items, item])[-1]
+
+    def score_all(self, items: Sequence[ContextItem]) -> list[float]:
+        if self.query is None or not items:
+            return [0.0] * len(items)
+        texts = [item.content for item in items]
+        raw = bm25_scores(
+            self.query, texts, k1=self.k1, b=self.b, stemming=self.stemming, stop_words=self.stop_words
+        )
+        best = max(raw)
+        lexical = [value / best for value in raw] if best > 0 else raw
+        if self.embedder is None or self.semantic_weight == 0.0:
+            return lexical
+        if not query_terms(self.query, stemming=self.stemming, stop_words=self.stop_words):
+            # A query of stop words only carries no signal for either half: every item scores the same.
+            return [0.0] * len(items)
+        semantic = _cosines(self.embedder, self.query, texts)
+        weight = self.semantic_weight
+        return [(1.0 - weight) * lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
+
+    def __repr__(self) -> str:
+        parts = [] if self.query is None else [repr(self.query)]
+        if self.k1 != 1.2:
+            parts.append(f"k1={self.k1!r}")
+        if self.b != 0.75:
+            parts.append(f"b={self.b!r}")
+        if not self.stemming:
+            parts.append("stemming=False")
+        if not self.stop_words:
+            parts.append("stop_words=False")
+        if self.embedder is not None:
+            parts.append(f"embedder={self.embedder!r}, semantic_weight={self.semantic_weight!r}")
+        return f"RelevanceScorer({', '.join(parts)})"
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self.query,
+            self.k1,
+            self.b,
+            self.stemming,
+            self.stop_words,
+            id(self.embedder),
+            self.semantic_weight,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, RelevanceScorer)
+            and self._key() == other._key()
+            and self.embedder is other.embedder
+        )
+
+    def __hash__(self) -> int:
+        return hash((RelevanceScorer, *self._key()))
