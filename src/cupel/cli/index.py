@@ -168,7 +168,8 @@ def _print_summary(report: IndexReport) -> None:
 
 def _remove(path: str, *, sidecars_only: bool = False) -> None:
     for suffix in _SIDECARS[1:] if sidecars_only else _SIDECARS:
-        with contextlib.suppress(FileNotFoundError):
+        # A path below a file (NotADirectoryError) has nothing to remove either.
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             os.remove(path + suffix)
 
 
