@@ -29,7 +29,8 @@ from cupel.errors import (
     CupelTypeError,
 )
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
-from cupel.scorers._base import _is_builtin, score_items
+from cupel.scorers._base import _is_builtin, score_columns
+from cupel.scorers.columns import ItemColumns
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 
@@ -246,7 +247,8 @@ class Pipeline:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
         # Stage 2: Score, the whole list at once.
-        scores = _numeric.float_column(score_items(self.scorer, scoreable)) if scoreable else []
+        batch = ItemColumns.of_items(scoreable)
+        scores = _numeric.float_column(score_columns(self.scorer, batch)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 

@@ -21,9 +21,8 @@ from cupel.chat import (
     to_messages,
     validate_transcript,
 )
-from cupel.chat.last import select_last
-from cupel.chat.select import resolve_budget
-from cupel.chat.turns import split_turns
+from cupel.chat.choose_units import select_last, split_turns
+from cupel.chat.options import resolve_budget
 
 EXAMPLES = 150
 

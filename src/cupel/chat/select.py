@@ -1,133 +1,80 @@
-"""select_messages: trim a transcript to a budget in one call, keeping tool-call units whole."""
+"""``select_messages``: one call through the stages read → units and turns → choose → render.
+
+Every front end (dicts, LangChain messages, the framework integrations, ``StableWindow``'s
+compactions, the async twin) comes through :func:`plan_selection` with its format's
+:class:`~cupel.chat.read.Reader`; summaries and tracing wrap it (:mod:`cupel.chat.plan`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from cupel.chat._columns import read_columns
-from cupel.chat._parse import (
-    MessageView,
-    ParsedMessage,
-    parse_message,
-    parse_plain,
-    plain_columns,
-    view_of_mapping,
+from cupel import _async
+from cupel.chat.choose import select_turn_records
+from cupel.chat.choose_units import scan_last, select_last, select_turns
+from cupel.chat.options import (
+    SETTING_KEYWORDS,
+    ChatOptions,
+    ChatPolicy,
+    OnInvalid,
+    _resolve,
+    _resolve_pipeline,
+    chat_settings,
+    check_on_invalid,
+    check_session,
+    policy_name,
+    resolve_budget,
+    selection_attributes,
 )
-from cupel.chat.convert import (
+from cupel.chat.parse import MessageView, ParsedMessage
+from cupel.chat.plan import Summarizer, finish_plan, plan_summary, run_planned, run_planned_async
+from cupel.chat.read import (
+    DICTS,
     INDICES_KEY,
     MESSAGES_KEY,
     ROLES_KEY,
-    _as_list,
+    Reader,
+    TranscriptColumns,
     _resolve_options,
     items_of_parsed,
-    message_costs,
-    messages_to_items,
+    message_token_counts,
     parsed_costs,
-    to_messages,
+    read_columns,
+    repair_links,
 )
-from cupel.chat.last import scan_last, select_last
-from cupel.chat.options import ChatOptions
-from cupel.chat.repair import repair_links
-from cupel.chat.selection import ChatSelection, resolve_budget
-from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import finish_plan, plan_summary, run_planned
-from cupel.chat.turn_report import select_turns_fast
-from cupel.chat.whole_turns import select_turns
+from cupel.chat.render import ChatSelection, to_messages, turns_selection
+from cupel.chat.session import ChatSession
+from cupel.chat.units import turn_records
 from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
-from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem, ContextSource
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ChatStrategy
+from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
-    from cupel.policy import Policy
+    pass
 
 __all__ = [
-    "SETTING_KEYWORDS",
-    "ChatPolicy",
-    "ChatSelection",
-    "OnInvalid",
-    "chat_pipeline",
-    "chat_settings",
-    "check_on_invalid",
+    "aselect_messages",
     "plan_messages",
-    "resolve_budget",
+    "plan_selection",
     "select_items",
     "select_messages",
     "select_repaired",
     "select_turns_fast",
     "select_window",
-    "selection_attributes",
 ]
+
 
 M = TypeVar("M")
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
-
-ChatPolicy = Union["Pipeline", "Policy", str, None]
-"""What ``policy`` accepts: ``None`` (the chat preset), a preset name, a Policy or a Pipeline."""
-
-
-def chat_pipeline() -> Pipeline:
-    """The ``chat`` preset: recency (weight 3) and kind (weight 1), greedy slicing, chronological order."""
-    from cupel.policy import chat
-
-    return Pipeline.from_policy(chat())
-
-
-@functools.cache
-def _default_pipeline() -> Pipeline:
-    """The chat preset's pipeline, built once: selection only reads it."""
-    return chat_pipeline()
-
-
-def _resolve_pipeline(policy: object) -> Pipeline:
-    """The one place a ``policy`` argument becomes a pipeline: None, a Pipeline, a Policy or a preset name."""
-    return _resolve(policy)[0]
-
-
-def _resolve(policy: object) -> tuple[Pipeline, ChatSettings]:
-    """The pipeline and chat settings of a ``policy`` argument (a Pipeline has the default settings)."""
-    from cupel.policy import Policy, get_preset
-
-    if policy is None:
-        return _default_pipeline(), ChatSettings()
-    if isinstance(policy, Pipeline):
-        return policy, ChatSettings()
-    if isinstance(policy, str):
-        policy = get_preset(policy)
-    if isinstance(policy, Policy):
-        return Pipeline.from_policy(policy), policy.chat or ChatSettings()
-    raise CupelTypeError(
-        f"policy must be None, a preset name, a cupel.Policy or a cupel.Pipeline, got {policy!r}"
-    )
-
-
-def chat_settings(
-    policy: object,
-    *,
-    strategy: str | None = None,
-    keep_first_turn: bool | None = None,
-    recent_share: float | None = None,
-    start_on: str | None = None,
-) -> tuple[Pipeline, ChatSettings]:
-    """The pipeline and settings a selection runs with: the policy's, overridden by the keywords given."""
-    pipeline, settings = _resolve(policy)
-    changes: dict[str, Any] = {
-        name: value
-        for name, value in (
-            ("strategy", strategy),
-            ("keep_first_turn", keep_first_turn),
-            ("recent_share", recent_share),
-            ("start_on", start_on),
-        )
-        if value is not None
-    }
-    return pipeline, dataclasses.replace(settings, **changes) if changes else settings
 
 
 def select_items(
@@ -139,21 +86,6 @@ def select_items(
     with run_attributes({"cupel.policy.name": policy_name(policy)}):
         report = pipeline.dry_run(items, resolve_budget(budget))
     return to_messages(report.items), report
-
-
-def policy_name(policy: object) -> str | None:
-    """The preset a ``policy`` argument names, for traced runs (``None`` for other policies)."""
-    return "chat" if policy is None else policy if isinstance(policy, str) else None
-
-
-def selection_attributes(policy: object, keywords: Mapping[str, Any]) -> dict[str, object]:
-    """A traced selection's policy name (when known) and strategy (when the arguments are valid)."""
-    try:
-        overrides = {name: keywords.get(name) for name in SETTING_KEYWORDS}
-        strategy: str | None = chat_settings(policy, **overrides)[1].strategy
-    except CupelError:
-        strategy = None  # the selection raises this itself, and its span records it
-    return {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": strategy}
 
 
 def select_units(
@@ -229,12 +161,6 @@ def select_window(
     return ChatSelection(tuple(kept), report, tokens=window.tokens)
 
 
-OnInvalid = Literal["error", "repair"]
-
-SETTING_KEYWORDS = ("strategy", "keep_first_turn", "recent_share", "start_on")
-"""The keywords of :func:`select_messages` that override the policy's chat settings."""
-
-
 def select_repaired(
     parsed: Sequence[ParsedMessage],
     originals: Sequence[Any],
@@ -284,11 +210,25 @@ def select_repaired(
     return ChatSelection(selection.messages, report, tokens=selection.tokens)
 
 
-def check_on_invalid(on_invalid: object) -> OnInvalid:
-    """``on_invalid`` checked: ``"error"`` (raise on a broken history) or ``"repair"``."""
-    if on_invalid not in ("error", "repair"):
-        raise InvalidConfigurationError(f"on_invalid must be 'error' or 'repair', got {on_invalid!r}")
-    return "repair" if on_invalid == "repair" else "error"
+def select_turns_fast(
+    columns: TranscriptColumns,
+    originals: Sequence[Any],
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    options: ChatOptions,
+) -> ChatSelection[Any]:
+    """The ``"turns"`` strategy on a transcript read into columns: units and turns, choose, render."""
+    records = turn_records(columns, originals, options)
+    outcome = select_turn_records(
+        records,
+        budget,
+        pipeline,
+        keep_first_turn=settings.keep_first_turn,
+        recent_share=settings.recent_share,
+    )
+    return turns_selection(records, outcome, budget, pipeline, settings)
 
 
 def select_messages(
@@ -305,6 +245,7 @@ def select_messages(
     on_invalid: OnInvalid = "error",
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
+    session: ChatSession | None = None,
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
@@ -315,27 +256,32 @@ def select_messages(
     the policy's :class:`~cupel.policy.ChatSettings`. Returns the kept messages (the same objects, in
     transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
     :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
-    results and tool calls without a result (see :mod:`cupel.chat.repair`) instead of raising, and
+    results and tool calls without a result (see :mod:`cupel.chat.read`) instead of raising, and
     reports each dropped message. ``summarize`` (a callable, or ``True`` for
     :class:`~cupel.chat.summarize.FirstLines`) summarises what was dropped in ``summary_tokens``
-    reserved tokens, placed right after the system messages; nothing dropped, no summary.
+    reserved tokens, placed right after the system messages; nothing dropped, no summary. ``session``
+    (a :class:`~cupel.chat.ChatSession` held by the caller across turns) reuses token counts and
+    report items from the previous call; without it nothing is kept between calls.
     """
     keywords = locals()
     if active_sink() is None:  # untraced: no span, no closures
-        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
-    plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
+        return finish_plan(plan_selection(messages, budget, policy, counter, options, keywords))
+    plan = functools.partial(plan_selection, messages, budget, policy, counter, options, keywords)
     return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
 
 
-_KEYWORD_DEFAULTS: dict[str, Any] = {
-    "strategy": None,
-    "keep_first_turn": None,
-    "recent_share": None,
-    "start_on": None,
-    "on_invalid": "error",
-    "summarize": None,
-    "summary_tokens": 0,
-}
+_KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {
+        "strategy": None,
+        "keep_first_turn": None,
+        "recent_share": None,
+        "start_on": None,
+        "on_invalid": "error",
+        "summarize": None,
+        "summary_tokens": 0,
+        "session": None,
+    }
+)
 
 
 def plan_messages(
@@ -354,37 +300,39 @@ def plan_messages(
     unknown = sorted(set(keywords) - set(_KEYWORD_DEFAULTS))
     if unknown:
         raise CupelTypeError(f"select_messages() got unexpected keyword arguments: {', '.join(unknown)}")
-    return _plan(messages, budget, policy, counter, options, {**_KEYWORD_DEFAULTS, **keywords})
+    return plan_selection(messages, budget, policy, counter, options, {**_KEYWORD_DEFAULTS, **keywords})
 
 
-def _plan(
+def plan_selection(
     messages: Sequence[Any],
     budget: ContextBudget | int,
     policy: object,
     counter: CounterLike | None,
     options: ChatOptions | None,
     keywords: Mapping[str, Any],
+    reader: Reader = DICTS,
 ) -> ChatSelection[Any] | tuple[Any, Any]:
+    """A selection of any message format (``reader`` reads it), planned up to its summary."""
     pipeline, settings = chat_settings(policy, **{name: keywords[name] for name in SETTING_KEYWORDS})
-    originals = _as_list(messages, "messages")
+    originals = reader.checked(messages)
     on_invalid = check_on_invalid(keywords["on_invalid"])
+    session = check_session(keywords.get("session"))
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
         attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
         with run_attributes(attributes):
-            return _select_dicts(originals, resolved, pipeline, settings, counter, options, on_invalid)
-
-    def cost_of(message: Any) -> int:
-        return message_costs([view_of_mapping(message, 0)], counter, options)[0]
+            return _select(
+                reader, originals, resolved, pipeline, settings, counter, options, on_invalid, session
+            )
 
     final, plan, summarize = plan_summary(
         run,
         budget,
         keywords["summarize"],
         keywords["summary_tokens"],
-        make_message=lambda text: {"role": "system", "content": text},
-        cost_of=cost_of,
-        role_of=lambda message: str(message.get("role")),
+        make_message=reader.system_message,
+        cost_of=lambda message: reader.cost_of(message, counter, options),
+        role_of=reader.role_of,
         counter=counter,
     )
     if final is not None:
@@ -392,7 +340,8 @@ def _plan(
     return plan, summarize
 
 
-def _select_dicts(
+def _select(
+    reader: Reader,
     originals: list[Any],
     budget: ContextBudget,
     pipeline: Pipeline,
@@ -400,35 +349,81 @@ def _select_dicts(
     counter: CounterLike | None,
     options: ChatOptions | None,
     on_invalid: OnInvalid,
+    session: ChatSession | None,
 ) -> ChatSelection[Any]:
-    """One selection over message dicts, by the settings' strategy."""
+    """One selection by the settings' strategy: read, units and turns, choose, render."""
     if on_invalid == "repair":
         chosen = options or ChatOptions()
-        parsed = [
-            parse_plain(message, index, chosen)
-            or parse_message(view_of_mapping(message, index), index, chosen)
-            for index, message in enumerate(originals)
-        ]
+        parsed = [reader.parse(message, index, chosen) for index, message in enumerate(originals)]
         return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
     if settings.strategy == "last":
         return select_window(
             originals,
-            lambda index: view_of_mapping(originals[index], index),
+            lambda index: reader.view(originals[index], index),
             budget,
             pipeline,
             settings,
             counter=counter,
             options=options,
-            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
-            plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
+            to_items=lambda: reader.items(originals, counter, options),
+            plain=reader.plain,
         )
     if settings.strategy == "turns":
         chosen = _resolve_options(options)
-
-        def parse(message: Any, index: int) -> ParsedMessage:
-            return parse_message(view_of_mapping(message, index), index, chosen)
-
-        columns = read_columns(originals, plain_columns, parse, counter=counter, options=chosen)
+        columns = read_columns(
+            originals,
+            reader.plain_columns,
+            lambda message, index: reader.parse(message, index, chosen),
+            counter=counter,
+            options=chosen,
+            session=session,
+        )
         return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
-    items = messages_to_items(originals, counter=counter, options=options)
+    items = reader.items(originals, counter, options)
     return select_units(items, budget, pipeline, settings)
+
+
+async def aselect_messages(
+    messages: Iterable[MessageT] | AsyncIterable[MessageT],
+    budget: ContextBudget | int,
+    policy: ChatPolicy = None,
+    counter: AsyncCounterLike | None = None,
+    *,
+    options: ChatOptions | None = None,
+    **select_options: Any,
+) -> ChatSelection[MessageT]:
+    """Async :func:`~cupel.chat.select_messages`: same arguments, same result.
+
+    ``messages`` may be an async iterable (drained before selection starts); ``counter`` may be async
+    (each distinct text awaited once, before selection). Other keyword arguments go to
+    ``select_messages`` unchanged. Selection itself runs inline, or in a worker thread for long
+    transcripts (see ``docs/python-api.md``, *Async*).
+    """
+    select = functools.partial(_aselect, messages, budget, policy, counter, options, select_options)
+    return await run_planned_async(select, budget, lambda: selection_attributes(policy, select_options))
+
+
+async def _aselect(
+    messages: Iterable[MessageT] | AsyncIterable[MessageT],
+    budget: ContextBudget | int,
+    policy: ChatPolicy,
+    counter: AsyncCounterLike | None,
+    options: ChatOptions | None,
+    select_options: dict[str, Any],
+) -> tuple[ChatSelection[MessageT], list[MessageT]]:
+    """The selection and the transcript it was made from (drained from ``messages``)."""
+    collected: list[MessageT] = await _async.collect(messages, "messages")
+    # Every message's texts, counted without linking tool calls: a broken history reaches selection,
+    # which raises on it or (on_invalid="repair") repairs it.
+    sync_counter = await counted_in_advance(
+        lambda recorder: message_token_counts(collected, counter=recorder, options=options), counter
+    )
+    planned = await _async.run_cpu(
+        lambda: plan_messages(collected, budget, policy, sync_counter, options=options, **select_options),
+        len(collected),
+    )
+    if isinstance(planned, ChatSelection):
+        return planned, collected
+    # A summary is due: the summariser (maybe async) runs here, on the caller's loop.
+    plan, summarize = planned
+    return await plan.run_async(summarize), collected

@@ -17,17 +17,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from cupel.chat._choice import Choice
-from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
-from cupel.chat.aselect import aselect_messages
-from cupel.chat.convert import _as_list, messages_to_items, parsed_costs
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, chat_settings, select_messages
-from cupel.chat.selection import ChatSelection, resolve_budget
-from cupel.chat.stable_selection import Compacted, StableSelection
-from cupel.chat.stable_trace import traced_turn
-from cupel.chat.summarize import Summarizer
-from cupel.chat.turns import unit_indices
+from cupel.chat.choose import Choice
+from cupel.chat.choose_units import unit_indices
+from cupel.chat.options import ChatOptions, ChatPolicy, Compacted, chat_settings, resolve_budget
+from cupel.chat.parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
+from cupel.chat.plan import Summarizer, traced_turn
+from cupel.chat.read import _as_list, messages_to_items, parsed_costs
+from cupel.chat.render import ChatSelection, StableSelection
+from cupel.chat.select import aselect_messages, select_messages
 from cupel.chat.window_state import WindowState, extend_digest, new_digest, positions_of, ranges_of
 from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport
@@ -42,7 +39,12 @@ from cupel.pipeline import compute_effective_budget
 from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.base import CounterLike
 
-__all__ = ["DEFAULT_HIGH_WATER", "DEFAULT_LOW_WATER", "StableWindow"]
+__all__ = [
+    "DEFAULT_HIGH_WATER",
+    "DEFAULT_LOW_WATER",
+    "StableWindow",
+]
+
 
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
 

@@ -1,37 +1,169 @@
-"""The ``"turns"`` strategy over columns: the fast path beside :mod:`cupel.chat.whole_turns`.
+"""Stage 3 of a chat selection: what ``"turns"`` keeps, chosen from the transcript's columns.
 
-:func:`~cupel.chat.whole_turns.select_turns` is the plain reference: it works on one ContextItem per
-unit. :func:`select_turn_records` chooses exactly the same messages from the transcript's columns
-(:mod:`cupel.chat._columns`: per message a role and a cost, per unit its messages): turns are runs of
-unit positions, their tokens differences of one running sum, and the older turns are scored column by
-column (:mod:`cupel.chat.turn_columns`). Items are built only for a policy those columns cannot
-score (:mod:`cupel.chat.turn_units`). The property tests run both on random transcripts.
+Pinned system units first; then the latest turn (the one the model must answer); with
+``keep_first_turn`` the first turn; a contiguous run of the most recent whole turns taking at most
+``recent_share`` of what is left; then older whole turns (and unpinned system units) ranked by the
+policy's scorer and slicer in what remains. Candidates are scored through the scorers layer's column
+entry point (:func:`score_candidates`, the one place chat scores), sorted and sliced as the pipeline
+does. :class:`Choice` is a decision over unit items and the report built from it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate, compress
 from itertools import count as naturals
 from operator import gt, not_, sub
 
-from cupel.chat._choice import available_tokens
-from cupel.chat._parse import SYSTEM_ROLES
-from cupel.chat.turn_columns import KINDS, CandidateColumns, ColumnRun, choose_older
-from cupel.chat.turn_units import TurnRecords, turn_item_of, turn_kind, turn_roles, turn_units, unit_item
-from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
+from cupel import _numeric
+from cupel._score_order import descending_indices
+from cupel.chat.parse import SYSTEM_ROLES
+from cupel.chat.units import KINDS, TurnRecords, turn_item_of, turn_kind, turn_roles, turn_units, unit_item
+from cupel.diagnostics.hooks import active_sink
+from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, InclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.diagnostics.trace import OverflowEvent
-from cupel.errors import BudgetOverflowError
-from cupel.model import (
-    ContextBudget,
-    OverflowStrategy,
-)
-from cupel.pipeline import Pipeline
+from cupel.errors import BudgetOverflowError, PinnedItemsExceedBudgetError
+from cupel.model import ContextBudget, ContextItem, OverflowStrategy
+from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.placers import ChronologicalPlacer
+from cupel.protocols import Scorer
+from cupel.scorers._base import score_columns
+from cupel.scorers.columns import ItemColumns
 
-__all__ = ["TurnOutcome", "kept_positions", "select_turn_records"]
+__all__ = [
+    "Choice",
+    "ColumnRun",
+    "TurnOutcome",
+    "available_tokens",
+    "candidate_batch",
+    "choose_older",
+    "kept_positions",
+    "score_candidates",
+    "select_turn_records",
+]
+
+
+def available_tokens(budget: ContextBudget, pinned_tokens: int) -> int:
+    """Tokens left for unpinned units: the spec's effective target; pinned overflow raises as in Classify."""
+    if pinned_tokens > budget.max_tokens - budget.output_reserve:
+        raise PinnedItemsExceedBudgetError(pinned_tokens, budget.max_tokens - budget.output_reserve)
+    return compute_effective_budget(budget, pinned_tokens).target_tokens
+
+
+@dataclass(slots=True)
+class Choice:
+    """Units (chat items in transcript order), which are kept, and why each other one is not.
+
+    ``scores`` overrides the scorer for some units (by position): a strategy that scored turns
+    reports the turn's score on each of its units.
+    """
+
+    items: Sequence[ContextItem]
+    kept: list[bool]
+    reasons: dict[int, ExclusionReason] = field(default_factory=dict)
+    scores: dict[int, float] = field(default_factory=dict)
+    extra: Callable[[], Mapping[int, ExclusionReason]] | None = None
+
+    def kept_items(self) -> list[ContextItem]:
+        return [item for item, keep in zip(self.items, self.kept, strict=True) if keep]
+
+    def report(self, scorer: Scorer) -> SelectionReport:
+        """Included units in transcript order (the placed order), excluded ones by score descending."""
+        if self.extra is not None:
+            self.reasons.update(self.extra())
+            self.extra = None
+        loose = [position for position, item in enumerate(self.items) if not item.pinned]
+        batch = ItemColumns.of_items([self.items[position] for position in loose])
+        scored = score_candidates(scorer, batch) if loose else []
+        scores = dict(zip(loose, scored, strict=True))
+        scores.update(self.scores)
+        included: list[IncludedItem] = []
+        excluded: list[tuple[int, ExcludedItem]] = []
+        for position, item in enumerate(self.items):
+            score = 1.0 if item.pinned else scores[position]
+            if self.kept[position]:
+                reason = (
+                    InclusionReason.PINNED
+                    if item.pinned
+                    else InclusionReason.ZERO_TOKEN
+                    if item.tokens == 0
+                    else InclusionReason.SCORED
+                )
+                included.append(IncludedItem(item, score, reason))
+            else:
+                excluded.append((position, ExcludedItem(item, score, self.reasons[position])))
+        excluded.sort(key=lambda entry: (-entry[1].score, entry[0]))
+        return SelectionReport(
+            events=(),
+            included=tuple(included),
+            excluded=tuple(entry for _, entry in excluded),
+            total_candidates=len(self.items),
+            total_tokens_considered=sum(item.tokens for item in self.items),
+        )
+
+
+def score_candidates(scorer: Scorer, batch: ItemColumns) -> list[float]:
+    """The one place chat selection scores: a batch of candidates (units or turns) through the
+    scorers layer's column entry point, as the pipeline scores its items."""
+    return score_columns(scorer, batch)
+
+
+def candidate_batch(
+    count: int,
+    *,
+    order_keys: Sequence[int],
+    kinds: Callable[[], list[int]],
+    tags: Callable[[], list[tuple[str, ...]]],
+    presence: Callable[[str], list[bool] | None],
+    items: Callable[[], Sequence[ContextItem]],
+) -> ItemColumns:
+    """Chat candidates as a scoring batch: first message positions order them as their synthetic
+    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
+    chat items have no priority; ``items`` builds the candidates' items for any other scorer."""
+    return ItemColumns(
+        count,
+        order_keys=lambda: order_keys,
+        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
+        tags=tags,
+        priorities=lambda: [None] * count,
+        make_items=items,
+        presence=presence,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnRun:
+    """What the pipeline decided over the candidate columns: scores, score order and the chosen."""
+
+    tokens: list[int]
+    scores: list[float]
+    order: list[int]
+    chosen: list[int]
+    budget: ContextBudget
+
+
+def choose_older(
+    pipeline: Pipeline, batch: ItemColumns, tokens: list[int], remaining: int
+) -> ColumnRun | None:
+    """The candidates the pipeline keeps in ``remaining`` tokens (positions, any order), or ``None``
+    where the pipeline must run over items (a slicer without ``slice_indices``, a tracing hook)."""
+    slice_indices = getattr(pipeline.slicer, "slice_indices", None)
+    if slice_indices is None or active_sink() is not None:
+        return None
+    scores = score_candidates(pipeline.scorer, batch)
+    # Stage 4 as the pipeline sorts, then its index-list slice (Pipeline._prepare and _select).
+    survivors = list(range(len(scores)))
+    order = _numeric.order_by_score(scores, survivors)
+    if order is None:
+        order = descending_indices(survivors, scores)
+    budget = compute_effective_budget(ContextBudget(remaining, remaining), 0)
+    chosen: list[int] = slice_indices(order, tokens, scores, budget)
+    if sum(map(tokens.__getitem__, chosen)) > remaining:
+        return None  # the pipeline's overflow stage would act on this: leave it to the pipeline
+    return ColumnRun(tokens, scores, order, chosen, budget)
 
 
 @dataclass(slots=True)
@@ -45,7 +177,7 @@ class _Turns:
 
 
 def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
-    """The turns and the system unit positions, as :func:`~cupel.chat.turns.split_turns` groups units."""
+    """The turns and the system unit positions, as :func:`~cupel.chat.units.split_turns` groups units."""
     first_roles = records.first_roles
     is_system = list(map(SYSTEM_ROLES.__contains__, first_roles))
     system = list(compress(naturals(), is_system))
@@ -97,7 +229,7 @@ def select_turn_records(
     keep_first_turn: bool = False,
     recent_share: float = 0.75,
 ) -> TurnOutcome:
-    """What :func:`~cupel.chat.whole_turns.select_turns` decides for each unit (see :func:`kept_positions`).
+    """What :func:`~cupel.chat.choose.select_turns` decides for each unit (see :func:`kept_positions`).
 
     Raises as the reference does when the latest turn alone overflows under ``THROW``.
     """
@@ -128,7 +260,9 @@ def select_turn_records(
             remaining -= turn_tokens[open_end]
         else:
             latest = turn_units(records, turns.starts[open_end], turns.ends[open_end])
-            remaining = _overflow(records, latest, remaining, pinned_tokens, budget, pipeline, kept, reasons)
+            remaining = _overflow_records(
+                records, latest, remaining, pinned_tokens, budget, pipeline, kept, reasons
+            )
     oldest = 0
     if keep_first_turn and open_end and turn_tokens[0] <= remaining:
         keep(0)
@@ -210,18 +344,24 @@ def _choose_older(
         turn = oldest + candidate
         return range(starts[turn], ends[turn]) if sliced else units_of(turn)
 
+    def items() -> list[ContextItem]:
+        return [turn_item_of(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
+            unit_item(records, position) for position in loose_system
+        ]
+
     outcome.members = members
     if sliced and count:
         outcome.spans = (starts[oldest:end], ends[oldest:end])
-    run = choose_older(pipeline, CandidateColumns(keys, tokens, kinds, tags, presence), remaining)
+    batch = candidate_batch(
+        len(tokens), order_keys=keys, kinds=kinds, tags=tags, presence=presence, items=items
+    )
+    run = choose_older(pipeline, batch, tokens, remaining)
     outcome.run = run
     if run is not None:
         chosen = run.chosen
     else:
         outcome.by_pipeline = True
-        candidates = [turn_item_of(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
-            unit_item(records, position) for position in loose_system
-        ]
+        candidates = list(batch.items())
         scored = Pipeline(
             pipeline.scorer, pipeline.slicer, ChronologicalPlacer(), deduplication=pipeline.deduplication
         )
@@ -260,7 +400,7 @@ def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int
     return first + rest, tokens
 
 
-def _overflow(
+def _overflow_records(
     records: TurnRecords,
     latest: list[int],
     remaining: int,
