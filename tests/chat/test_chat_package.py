@@ -106,7 +106,10 @@ def _walk(run: Callable[[], Any]) -> list[str]:
             return
         stage = STAGES.get(frame.f_globals.get("__name__", ""))
         caller = frame.f_back
-        caller_stage = STAGES.get(caller.f_globals.get("__name__", "")) if caller is not None else None
+        caller_name = caller.f_globals.get("__name__", "") if caller is not None else ""
+        if caller_name.startswith("cupel.scorers."):
+            return  # a batch column the choose stage's scoring call asks for: part of choosing
+        caller_stage = STAGES.get(caller_name)
         if stage is not None and caller_stage is None and (not entered or entered[-1] != stage):
             entered.append(stage)
 

@@ -29,7 +29,7 @@ from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messa
 from cupel.chat.choose_units import select_turns
 from cupel.chat.read import MESSAGES_KEY
 from cupel.chat.session import count_texts_once
-from cupel.errors import CupelError
+from cupel.errors import BudgetOverflowError, CupelError
 from cupel.model import ContextBudget
 from cupel.placers import ChronologicalPlacer
 from cupel.policy import chat, document_qa, long_running, tool_use
@@ -110,6 +110,12 @@ def test_a_long_plain_transcript_keeps_what_the_reference_keeps(budget: int) -> 
     # Large enough for the numpy paths of scoring and ordering (4,096 candidates and more).
     messages = plain_transcript(9000)
     pipeline = Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE))
+    if budget == 10:  # not even the latest question fits: both raise rather than send no question
+        with pytest.raises(BudgetOverflowError):
+            select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
+        with pytest.raises(BudgetOverflowError):
+            select_messages(messages, budget, pipeline, strategy="turns")
+        return
     choice = select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
     kept = [message for item in choice.kept_items() for message in item.metadata[MESSAGES_KEY]]
     result = select_messages(messages, budget, pipeline, strategy="turns")

@@ -20,7 +20,16 @@ from operator import gt, not_, sub
 from cupel import _numeric
 from cupel._score_order import descending_indices
 from cupel.chat.parse import SYSTEM_ROLES
-from cupel.chat.units import KINDS, TurnRecords, turn_item_of, turn_kind, turn_roles, turn_units, unit_item
+from cupel.chat.units import (
+    KINDS,
+    TurnRecords,
+    candidate_batch,
+    turn_item_of,
+    turn_kind,
+    turn_roles,
+    turn_units,
+    unit_item,
+)
 from cupel.diagnostics.hooks import active_sink
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
@@ -38,9 +47,8 @@ __all__ = [
     "ColumnRun",
     "TurnOutcome",
     "available_tokens",
-    "candidate_batch",
     "choose_older",
-    "kept_positions",
+    "latest_overflow",
     "score_candidates",
     "select_turn_records",
 ]
@@ -109,29 +117,6 @@ def score_candidates(scorer: Scorer, batch: ItemColumns) -> list[float]:
     """The one place chat selection scores: a batch of candidates (units or turns) through the
     scorers layer's column entry point, as the pipeline scores its items."""
     return score_columns(scorer, batch)
-
-
-def candidate_batch(
-    count: int,
-    *,
-    order_keys: Sequence[int],
-    kinds: Callable[[], list[int]],
-    tags: Callable[[], list[tuple[str, ...]]],
-    presence: Callable[[str], list[bool] | None],
-    items: Callable[[], Sequence[ContextItem]],
-) -> ItemColumns:
-    """Chat candidates as a scoring batch: first message positions order them as their synthetic
-    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
-    chat items have no priority; ``items`` builds the candidates' items for any other scorer."""
-    return ItemColumns(
-        count,
-        order_keys=lambda: order_keys,
-        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
-        tags=tags,
-        priorities=lambda: [None] * count,
-        make_items=items,
-        presence=presence,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +213,7 @@ def select_turn_records(
     *,
     keep_first_turn: bool = False,
     recent_share: float = 0.75,
+    strict: bool = False,
 ) -> TurnOutcome:
     """What :func:`~cupel.chat.choose.select_turns` decides for each unit (see :func:`kept_positions`).
 
@@ -261,7 +247,7 @@ def select_turn_records(
         else:
             latest = turn_units(records, turns.starts[open_end], turns.ends[open_end])
             remaining = _overflow_records(
-                records, latest, remaining, pinned_tokens, budget, pipeline, kept, reasons
+                records, latest, remaining, pinned_tokens, budget, pipeline, kept, reasons, strict
             )
     oldest = 0
     if keep_first_turn and open_end and turn_tokens[0] <= remaining:
@@ -376,28 +362,48 @@ def _choose_older(
     return chosen_system
 
 
-def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:
-    """The kept units' message positions, system units first, and their tokens."""
-    kept = outcome.kept
-    first_roles = records.first_roles
-    system = list(compress(naturals(), map(SYSTEM_ROLES.__contains__, first_roles)))
-    tokens = sum(compress(records.tokens, kept))
-    if records.units is None:
-        leading = [position for position in system if kept[position]]
-        if not leading:
-            return list(compress(range(len(kept)), kept)), tokens
-        lifted = set(leading)
-        return leading + [p for p in compress(range(len(kept)), kept) if p not in lifted], tokens
-    roles = records.columns.roles
-    first: list[int] = []
-    rest: list[int] = []
-    for position, keep in enumerate(kept):
-        if keep:
-            for index in records.units[position]:
-                (first if roles[index] in SYSTEM_ROLES else rest).append(index)
-    first.sort()
-    rest.sort()
-    return first + rest, tokens
+def latest_overflow(
+    tokens: Sequence[int],
+    remaining: int,
+    pinned_tokens: int,
+    budget: ContextBudget,
+    strategy: OverflowStrategy,
+    *,
+    strict: bool = False,
+) -> tuple[list[bool], dict[int, ExclusionReason], int]:
+    """Which units (by offset) of a latest turn over ``remaining`` tokens stay, why each other one
+    does not, and the tokens kept. ``PROCEED`` (keep it all) is the caller's.
+
+    The agent rule: the turn's first unit (the task) and its newest units, contiguous to the end, as
+    many as fit; the units between go, oldest first, each with the tokens it would need together with
+    every unit between it and the kept ones. When the task and the newest unit do not fit together,
+    ``THROW`` raises :class:`~cupel.errors.BudgetOverflowError` with both sizes and ``TRUNCATE`` keeps
+    the task alone (a window that still ends on something the model can answer); a task that does not
+    fit alone raises under both. ``strict`` raises whenever the turn does not fit (StableWindow's
+    compaction at its low-water mark, which then selects at the full budget).
+    """
+    count = len(tokens)
+    last = count - 1
+    if strict:
+        raise BudgetOverflowError(pinned_tokens + sum(tokens), budget.target_tokens)
+    if last >= 1 and tokens[0] + tokens[last] <= remaining:
+        used = tokens[0] + tokens[last]
+        start = last
+        while start > 1 and used + tokens[start - 1] <= remaining:
+            start -= 1
+            used += tokens[start]
+    elif strategy is OverflowStrategy.TRUNCATE and tokens[0] <= remaining:
+        start, used = count, tokens[0]
+    else:
+        core = tokens[0] + (tokens[last] if last >= 1 else 0)
+        raise BudgetOverflowError(pinned_tokens + core, budget.target_tokens)
+    kept = [True] + [False] * (start - 1) + [True] * (count - start)
+    reasons: dict[int, ExclusionReason] = {}
+    needed = 0
+    for offset in range(start - 1, 0, -1):
+        needed += tokens[offset]
+        reasons[offset] = BudgetExceeded(needed, remaining - used)
+    return kept, reasons, used
 
 
 def _overflow_records(
@@ -409,32 +415,24 @@ def _overflow_records(
     pipeline: Pipeline,
     kept: list[bool],
     reasons: dict[int, ExclusionReason],
+    strict: bool,
 ) -> int:
-    """As the reference's overflow: raise, keep the whole latest turn, or keep its prefix that fits."""
-    latest_tokens = sum(records.tokens[position] for position in latest)
+    """As the reference's overflow: keep the whole latest turn (PROCEED), or by the agent rule."""
+    latest_tokens = [records.tokens[position] for position in latest]
     strategy = pipeline.overflow_strategy
-    if strategy is OverflowStrategy.THROW:
-        raise BudgetOverflowError(pinned_tokens + latest_tokens, budget.target_tokens)
     if strategy is OverflowStrategy.PROCEED:
         for position in latest:
             kept[position] = True
         if pipeline.on_overflow is not None:
-            over = pinned_tokens + latest_tokens - budget.target_tokens
+            over = pinned_tokens + sum(latest_tokens) - budget.target_tokens
             items = tuple(unit_item(records, position) for position in latest)
             pipeline.on_overflow(OverflowEvent(over, items, budget))
         return 0
-    used = 0
-    cut = len(latest)
+    keep, why, used = latest_overflow(
+        latest_tokens, remaining, pinned_tokens, budget, strategy, strict=strict
+    )
     for offset, position in enumerate(latest):
-        tokens = records.tokens[position]
-        if used + tokens > remaining:
-            cut = offset
-            break
-        used += tokens
-        kept[position] = True
-    # A unit after the cut could only come with every unit between the cut and it.
-    needed = 0
-    for position in latest[cut:]:
-        needed += records.tokens[position]
-        reasons[position] = BudgetExceeded(needed, remaining - used)
+        kept[position] = keep[offset]
+    for offset, reason in why.items():
+        reasons[latest[offset]] = reason
     return remaining - used

@@ -1,12 +1,7 @@
-"""Stage 3 over unit items: the ``"last"`` window, and the item-based ``"turns"`` reference.
-
-:func:`split_turns` groups unit items into turns. :func:`select_turns` is the plain reference of
-:func:`~cupel.chat.choose.select_turn_records` (one ContextItem per unit; the property tests compare
-the two). :func:`scan_last` reads the ``"last"`` window from the end of the transcript (leading system
-messages, then the longest suffix of whole units that fits, starting on a user message with
-``start_on="user"``), as LangChain's ``trim_messages(strategy="last")`` does without orphaned tool
-results; :func:`select_last` is its item-based twin, used for the report.
-"""
+"""Stage 3 over unit items: :func:`split_turns`, the item-based ``"turns"`` reference
+(:func:`select_turns`, compared with :func:`~cupel.chat.choose.select_turn_records` by the property
+tests) and the ``"last"`` window, read from the end (:func:`scan_last`) or over items
+(:func:`select_last`), as ``trim_messages(strategy="last")`` keeps it without orphaned tool results."""
 
 from __future__ import annotations
 
@@ -14,19 +9,14 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cupel.chat.choose import Choice, available_tokens
+from cupel.chat.choose import Choice, available_tokens, latest_overflow
 from cupel.chat.options import ChatOptions, IncompleteTurn
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message
 from cupel.chat.read import INDICES_KEY, ROLES_KEY, parsed_costs
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.diagnostics.trace import OverflowEvent
-from cupel.errors import BudgetOverflowError, InvalidConfigurationError
-from cupel.model import (
-    ContextBudget,
-    ContextItem,
-    ContextKind,
-    OverflowStrategy,
-)
+from cupel.errors import InvalidConfigurationError
+from cupel.model import ContextBudget, ContextItem, ContextKind, OverflowStrategy
 from cupel.pipeline import Pipeline
 from cupel.placers import ChronologicalPlacer
 from cupel.tokens.base import CounterLike
@@ -35,6 +25,8 @@ __all__ = [
     "LastWindow",
     "Transcript",
     "Turn",
+    "lacks_question",
+    "last_with_question",
     "scan_last",
     "select_last",
     "select_turns",
@@ -161,6 +153,7 @@ def select_turns(
     keep_first_turn: bool = False,
     recent_share: float = 0.75,
     notify: bool = True,
+    strict: bool = False,
 ) -> Choice:
     """Choose whole turns over chat items (one per unit, in transcript order).
 
@@ -194,7 +187,7 @@ def select_turns(
             remaining -= latest.tokens
         else:
             remaining = _overflow(
-                latest, remaining, pinned_tokens, budget, pipeline, keep, reasons, position_of, notify
+                latest, remaining, pinned_tokens, budget, pipeline, keep, reasons, position_of, notify, strict
             )
     if keep_first_turn and turns and turns[0].tokens <= remaining:
         first = turns.pop(0)
@@ -247,30 +240,21 @@ def _overflow(
     reasons: dict[int, ExclusionReason],
     position_of: dict[int, int],
     notify: bool,
+    strict: bool,
 ) -> int:
-    """The latest turn does not fit: raise, keep it anyway, or keep the prefix of it that fits."""
+    """The latest turn does not fit: keep it anyway (PROCEED), or keep what the agent rule keeps."""
     strategy = pipeline.overflow_strategy
-    if strategy is OverflowStrategy.THROW:
-        raise BudgetOverflowError(pinned_tokens + latest.tokens, budget.target_tokens)
     if strategy is OverflowStrategy.PROCEED:
         keep(latest.items)
         if notify and pipeline.on_overflow is not None:
             over = pinned_tokens + latest.tokens - budget.target_tokens
             pipeline.on_overflow(OverflowEvent(over, latest.items, budget))
         return 0
-    used = 0
-    cut = len(latest.items)
-    for index, item in enumerate(latest.items):
-        if used + item.tokens > remaining:
-            cut = index
-            break
-        used += item.tokens
-    keep(latest.items[:cut])
-    # A unit after the cut could only come with every unit between the cut and it.
-    needed = 0
-    for dropped in latest.items[cut:]:
-        needed += dropped.tokens
-        reasons[position_of[id(dropped)]] = BudgetExceeded(needed, remaining - used)
+    tokens = [item.tokens for item in latest.items]
+    kept, why, used = latest_overflow(tokens, remaining, pinned_tokens, budget, strategy, strict=strict)
+    keep([item for item, flag in zip(latest.items, kept, strict=True) if flag])
+    for offset, reason in why.items():
+        reasons[position_of[id(latest.items[offset])]] = reason
     return remaining - used
 
 
@@ -433,3 +417,34 @@ def _skip_unit(
         functions += message.function_call is not None
         position += 1
     return position, sum(parsed_costs(parsed, counter))
+
+
+def lacks_question(roles: Callable[[int], object], count: int, start: int, lead: int) -> bool:
+    """Whether a ``"last"`` window (``0..lead-1``, then ``start`` on) holds no user message although
+    the transcript has one after its leading messages."""
+    return not any(roles(index) == "user" for index in range(start, count)) and any(
+        roles(index) == "user" for index in range(lead, min(start, count))
+    )
+
+
+def last_with_question(items: Sequence[ContextItem], budget: ContextBudget, rule: OverflowStrategy) -> Choice:
+    """The ``"last"`` window when no user message fits in it: the leading system units, the last user
+    message's unit (the task) and what :func:`~cupel.chat.choose.latest_overflow` keeps after it
+    (``PROCEED`` as ``TRUNCATE``: a question is what must fit)."""
+    lead = 0
+    while lead < len(items) and items[lead].pinned and unit_roles(items[lead])[0] in SYSTEM_ROLES:
+        lead += 1
+    pinned_tokens = sum(item.tokens for item in items[:lead])
+    available = available_tokens(budget, pinned_tokens)
+    task = max(p for p in range(lead, len(items)) if unit_roles(items[p])[0] == "user")
+    if rule is OverflowStrategy.PROCEED:
+        rule = OverflowStrategy.TRUNCATE
+    tokens = [item.tokens for item in items[task:]]
+    flags, why, used = latest_overflow(tokens, available, pinned_tokens, budget, rule)
+    kept = [position < lead for position in range(task)] + flags
+    reasons: dict[int, ExclusionReason] = {task + offset: reason for offset, reason in why.items()}
+    needed = 0  # a unit before the task could only come with every unit between it and the task
+    for position in range(task - 1, lead - 1, -1):
+        needed += items[position].tokens
+        reasons[position] = BudgetExceeded(needed, available - used)
+    return Choice(items, kept, reasons)

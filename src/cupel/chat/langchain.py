@@ -6,7 +6,6 @@ called. The selected messages are the very ``BaseMessage`` objects passed in.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -16,12 +15,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid, selection_attributes
 from cupel.chat.parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
-from cupel.chat.plan import Summarizer, finish_plan, run_planned, run_planned_async
+from cupel.chat.plan import Summarizer, run_planned_async
 from cupel.chat.read import Reader, build_items, message_costs
 from cupel.chat.render import ChatSelection
-from cupel.chat.select import plan_selection
+from cupel.chat.select import plan_selection, select_with
 from cupel.chat.session import ChatSession
-from cupel.diagnostics.hooks import active_sink
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
 from cupel.policy.chat_settings import ChatStrategy
@@ -228,11 +226,7 @@ def select_messages(
 
     A text summary becomes a ``SystemMessage``.
     """
-    keywords = locals()
-    if active_sink() is None:  # untraced: no span, no closures
-        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
-    plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
-    return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
+    return select_with(messages, budget, policy, counter, options, locals(), _reader(_langchain()))
 
 
 async def aselect_messages(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from cupel.chat.session import ChatSession
@@ -33,6 +34,7 @@ from cupel.model import ContextBudget, _ReadOnlyMap
 
 __all__ = [
     "DEFAULT_PART_COST",
+    "KEYWORD_DEFAULTS",
     "LOW_DETAIL_IMAGE_COST",
     "SETTING_KEYWORDS",
     "ChatOptions",
@@ -281,3 +283,19 @@ def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
     if budget < 0:
         raise InvalidConfigurationError(f"budget must be >= 0, got {budget}")
     return ContextBudget(budget, budget)
+
+
+KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {
+        "strategy": None,
+        "keep_first_turn": None,
+        "recent_share": None,
+        "start_on": None,
+        "on_invalid": "error",
+        "summarize": None,
+        "summary_tokens": 0,
+        "session": None,
+        # StableWindow's compaction at its low-water mark: raise when the latest turn does not fit.
+        "_strict_latest": False,
+    }
+)

@@ -13,17 +13,18 @@ import dataclasses
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, compress, filterfalse, repeat
+from itertools import count as naturals
 from operator import itemgetter, not_, sub
 from typing import Any, Generic, TypeVar
 
 from cupel import _numeric
 from cupel._gc_pause import collector_paused
 from cupel._trusted import trusted_batch
-from cupel.chat.choose import ColumnRun, TurnOutcome, candidate_batch, kept_positions, score_candidates
+from cupel.chat.choose import ColumnRun, TurnOutcome, score_candidates
 from cupel.chat.choose_units import select_turns
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
-from cupel.chat.units import TurnRecords, kind_codes, unit_item, unit_items
+from cupel.chat.units import TurnRecords, candidate_batch, kind_codes, unit_item, unit_items
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.hooks import active_sink, installed
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
@@ -40,6 +41,7 @@ from cupel.scorers.columns import ItemColumns
 __all__ = [
     "ChatSelection",
     "StableSelection",
+    "kept_positions",
     "to_messages",
     "turns_report",
     "turns_selection",
@@ -417,3 +419,27 @@ def with_cache_control(
         message["content"] = blocks
         out[position] = message
     return out
+
+
+def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:
+    """The kept units' message positions, system units first, and their tokens."""
+    kept = outcome.kept
+    first_roles = records.first_roles
+    system = list(compress(naturals(), map(SYSTEM_ROLES.__contains__, first_roles)))
+    tokens = sum(compress(records.tokens, kept))
+    if records.units is None:
+        leading = [position for position in system if kept[position]]
+        if not leading:
+            return list(compress(range(len(kept)), kept)), tokens
+        lifted = set(leading)
+        return leading + [p for p in compress(range(len(kept)), kept) if p not in lifted], tokens
+    roles = records.columns.roles
+    first: list[int] = []
+    rest: list[int] = []
+    for position, keep in enumerate(kept):
+        if keep:
+            for index in records.units[position]:
+                (first if roles[index] in SYSTEM_ROLES else rest).append(index)
+    first.sort()
+    rest.sort()
+    return first + rest, tokens

@@ -10,13 +10,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from cupel import _async
 from cupel.chat.choose import select_turn_records
-from cupel.chat.choose_units import scan_last, select_last, select_turns
+from cupel.chat.choose_units import (
+    lacks_question,
+    last_with_question,
+    scan_last,
+    select_last,
+    select_turns,
+    unit_roles,
+)
 from cupel.chat.options import (
+    KEYWORD_DEFAULTS,
     SETTING_KEYWORDS,
     ChatOptions,
     ChatPolicy,
@@ -30,7 +37,7 @@ from cupel.chat.options import (
     resolve_budget,
     selection_attributes,
 )
-from cupel.chat.parse import MessageView, ParsedMessage
+from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage
 from cupel.chat.plan import Summarizer, finish_plan, plan_summary, run_planned, run_planned_async
 from cupel.chat.read import (
     DICTS,
@@ -58,34 +65,19 @@ from cupel.policy.chat_settings import ChatSettings, ChatStrategy
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 from cupel.tokens.base import CounterLike
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
     "aselect_messages",
     "plan_messages",
     "plan_selection",
-    "select_items",
     "select_messages",
     "select_repaired",
     "select_turns_fast",
     "select_window",
+    "select_with",
 ]
 
 
-M = TypeVar("M")
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
-
-
-def select_items(
-    items: Sequence[ContextItem], budget: ContextBudget | int, policy: object
-) -> tuple[list[Any], SelectionReport]:
-    """Run the policy's pipeline over chat items and expand the selection back into messages."""
-    pipeline = _resolve_pipeline(policy)
-    # Traced runs (cupel.otel.tracing) name the preset they ran, when it is one.
-    with run_attributes({"cupel.policy.name": policy_name(policy)}):
-        report = pipeline.dry_run(items, resolve_budget(budget))
-    return to_messages(report.items), report
 
 
 def select_units(
@@ -93,8 +85,13 @@ def select_units(
     budget: ContextBudget | int,
     policy: object,
     settings: ChatSettings | None = None,
+    *,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
-    """Select from chat items (one per unit, in transcript order) and expand the choice into messages."""
+    """Select from chat items (one per unit, in transcript order) and expand the choice into messages.
+
+    ``strict`` raises when the latest turn does not fit instead of applying the agent rule
+    (:func:`~cupel.chat.choose.latest_overflow`)."""
     resolved = resolve_budget(budget)
     if settings is None:
         pipeline, settings = _resolve(policy)
@@ -105,6 +102,13 @@ def select_units(
         return ChatSelection(tuple(to_messages(report.items)), report)
     if settings.strategy == "last":
         choice = select_last(items, resolved, start_on=settings.start_on)
+        lead = next(
+            (p for p, item in enumerate(items) if not item.pinned or unit_roles(item)[0] not in SYSTEM_ROLES),
+            len(items),
+        )
+        start = next((p for p in range(lead, len(items)) if choice.kept[p]), len(items))
+        if lacks_question(lambda p: unit_roles(items[p])[0], len(items), start, lead):
+            choice = last_with_question(items, resolved, pipeline.overflow_strategy)
         system_first = False
     else:
         choice = select_turns(
@@ -113,6 +117,7 @@ def select_units(
             pipeline,
             keep_first_turn=settings.keep_first_turn,
             recent_share=settings.recent_share,
+            strict=strict,
         )
         system_first = True
     kept = choice.kept_items()
@@ -152,7 +157,10 @@ def select_window(
         options=chosen,
         start_on=settings.start_on,
     )
-    kept = [originals[index] for index in window.pinned] + list(originals[window.start :])
+    roles = [*window.pinned, *range(window.start, len(originals))]
+    if lacks_question(lambda index: views(index).role, len(originals), window.start, len(window.pinned)):
+        return select_units(to_items(), resolved, pipeline, settings)  # never a window without a question
+    kept = [originals[index] for index in roles]
 
     def report() -> SelectionReport:
         choice = select_last(to_items(), resolved, start_on=settings.start_on)
@@ -170,11 +178,12 @@ def select_repaired(
     *,
     counter: CounterLike | None,
     options: ChatOptions,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
     """Repair the transcript's tool-call links, select from what remains, and report every repair."""
     alive, repairs = repair_links(parsed)
     items = items_of_parsed(alive, originals, counter=counter, options=options, timestamps=None)
-    selection = select_units(items, budget, pipeline, settings)
+    selection = select_units(items, budget, pipeline, settings, strict=strict)
     if not repairs:
         return selection
     costs = dict(zip((message.index for message in parsed), parsed_costs(parsed, counter), strict=True))
@@ -218,6 +227,7 @@ def select_turns_fast(
     settings: ChatSettings,
     *,
     options: ChatOptions,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
     """The ``"turns"`` strategy on a transcript read into columns: units and turns, choose, render."""
     records = turn_records(columns, originals, options)
@@ -227,6 +237,7 @@ def select_turns_fast(
         pipeline,
         keep_first_turn=settings.keep_first_turn,
         recent_share=settings.recent_share,
+        strict=strict,
     )
     return turns_selection(records, outcome, budget, pipeline, settings)
 
@@ -263,25 +274,23 @@ def select_messages(
     (a :class:`~cupel.chat.ChatSession` held by the caller across turns) reuses token counts and
     report items from the previous call; without it nothing is kept between calls.
     """
-    keywords = locals()
+    return select_with(messages, budget, policy, counter, options, locals())
+
+
+def select_with(
+    messages: Sequence[Any],
+    budget: ContextBudget | int,
+    policy: object,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    keywords: Mapping[str, Any],
+    reader: Reader = DICTS,
+) -> ChatSelection[Any]:
+    """:func:`select_messages` with its keywords as a mapping (every key of ``KEYWORD_DEFAULTS``)."""
     if active_sink() is None:  # untraced: no span, no closures
-        return finish_plan(plan_selection(messages, budget, policy, counter, options, keywords))
-    plan = functools.partial(plan_selection, messages, budget, policy, counter, options, keywords)
+        return finish_plan(plan_selection(messages, budget, policy, counter, options, keywords, reader))
+    plan = functools.partial(plan_selection, messages, budget, policy, counter, options, keywords, reader)
     return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
-
-
-_KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
-    {
-        "strategy": None,
-        "keep_first_turn": None,
-        "recent_share": None,
-        "start_on": None,
-        "on_invalid": "error",
-        "summarize": None,
-        "summary_tokens": 0,
-        "session": None,
-    }
-)
 
 
 def plan_messages(
@@ -297,10 +306,10 @@ def plan_messages(
 
     The async front end awaits ``plan.run_async(summarizer)``, so an async summariser runs on the loop.
     """
-    unknown = sorted(set(keywords) - set(_KEYWORD_DEFAULTS))
+    unknown = sorted(set(keywords) - set(KEYWORD_DEFAULTS))
     if unknown:
         raise CupelTypeError(f"select_messages() got unexpected keyword arguments: {', '.join(unknown)}")
-    return plan_selection(messages, budget, policy, counter, options, {**_KEYWORD_DEFAULTS, **keywords})
+    return plan_selection(messages, budget, policy, counter, options, {**KEYWORD_DEFAULTS, **keywords})
 
 
 def plan_selection(
@@ -317,12 +326,13 @@ def plan_selection(
     originals = reader.checked(messages)
     on_invalid = check_on_invalid(keywords["on_invalid"])
     session = check_session(keywords.get("session"))
+    strict = bool(keywords.get("_strict_latest", False))
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
         attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
         with run_attributes(attributes):
             return _select(
-                reader, originals, resolved, pipeline, settings, counter, options, on_invalid, session
+                reader, originals, resolved, pipeline, settings, counter, options, on_invalid, session, strict
             )
 
     final, plan, summarize = plan_summary(
@@ -350,12 +360,15 @@ def _select(
     options: ChatOptions | None,
     on_invalid: OnInvalid,
     session: ChatSession | None,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
     """One selection by the settings' strategy: read, units and turns, choose, render."""
     if on_invalid == "repair":
         chosen = options or ChatOptions()
         parsed = [reader.parse(message, index, chosen) for index, message in enumerate(originals)]
-        return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
+        return select_repaired(
+            parsed, originals, budget, pipeline, settings, counter=counter, options=chosen, strict=strict
+        )
     if settings.strategy == "last":
         return select_window(
             originals,
@@ -378,9 +391,11 @@ def _select(
             options=chosen,
             session=session,
         )
-        return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
+        return select_turns_fast(
+            columns, originals, budget, pipeline, settings, options=chosen, strict=strict
+        )
     items = reader.items(originals, counter, options)
-    return select_units(items, budget, pipeline, settings)
+    return select_units(items, budget, pipeline, settings, strict=strict)
 
 
 async def aselect_messages(

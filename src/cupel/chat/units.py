@@ -8,7 +8,7 @@ for, equal field by field to what :func:`~cupel.chat.messages_to_items` builds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import repeat
@@ -20,10 +20,12 @@ from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
 from cupel.chat.session import positions
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
+from cupel.scorers.columns import ItemColumns
 
 __all__ = [
     "KINDS",
     "TurnRecords",
+    "candidate_batch",
     "kind_codes",
     "turn_item_of",
     "turn_kind",
@@ -347,4 +349,27 @@ def _build(
         pinned,
         repeat(None),
         micros,
+    )
+
+
+def candidate_batch(
+    count: int,
+    *,
+    order_keys: Sequence[int],
+    kinds: Callable[[], list[int]],
+    tags: Callable[[], list[tuple[str, ...]]],
+    presence: Callable[[str], list[bool] | None],
+    items: Callable[[], Sequence[ContextItem]],
+) -> ItemColumns:
+    """Chat candidates as a scoring batch: first message positions order them as their synthetic
+    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
+    chat items have no priority; ``items`` builds the candidates' items for any other scorer."""
+    return ItemColumns(
+        count,
+        order_keys=lambda: order_keys,
+        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
+        tags=tags,
+        priorities=lambda: [None] * count,
+        make_items=items,
+        presence=presence,
     )
