@@ -122,7 +122,5 @@ def test_the_loop_outgrows_its_budget() -> None:
     messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
     for step in range(STEPS):
         messages.append({"role": "tool", "tool_call_id": f"c{step}", "content": _result(step)})
-    assert (
-        sum(message_token_counts([{"role": "user", "content": message["content"]} for message in messages]))
-        > 3 * BUDGET
-    )
+    counts = message_token_counts([{"role": "user", "content": message["content"]} for message in messages])
+    assert sum(counts) > 2 * BUDGET
