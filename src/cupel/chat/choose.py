@@ -162,7 +162,8 @@ class _Turns:
 
 
 def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
-    """The turns and the system unit positions, as :func:`~cupel.chat.units.split_turns` groups units."""
+    """The turns and the system unit positions, grouped as :func:`~cupel.chat.choose_units.split_turns`
+    groups units."""
     first_roles = records.first_roles
     is_system = list(map(SYSTEM_ROLES.__contains__, first_roles))
     system = list(compress(naturals(), is_system))
@@ -215,7 +216,7 @@ def select_turn_records(
     recent_share: float = 0.75,
     strict: bool = False,
 ) -> TurnOutcome:
-    """What :func:`~cupel.chat.choose.select_turns` decides for each unit (see :func:`kept_positions`).
+    """What :func:`~cupel.chat.choose_units.select_turns` decides for each unit (see :func:`kept_positions`).
 
     Raises as the reference does when the latest turn alone overflows under ``THROW``.
     """

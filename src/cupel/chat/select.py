@@ -269,7 +269,7 @@ def select_messages(
     :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
     results and tool calls without a result (see :mod:`cupel.chat.read`) instead of raising, and
     reports each dropped message. ``summarize`` (a callable, or ``True`` for
-    :class:`~cupel.chat.summarize.FirstLines`) summarises what was dropped in ``summary_tokens``
+    :class:`~cupel.chat.plan.FirstLines`) summarises what was dropped in ``summary_tokens``
     reserved tokens, placed right after the system messages; nothing dropped, no summary. ``session``
     (a :class:`~cupel.chat.ChatSession` held by the caller across turns) reuses token counts and
     report items from the previous call; without it nothing is kept between calls.

@@ -187,7 +187,7 @@ def turn_kind(records: TurnRecords, units: Sequence[int]) -> ContextKind:
 
 
 def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> ContextItem:
-    """The item :func:`~cupel.chat.choose.turn_item` builds for a turn of ``units``."""
+    """The item :func:`~cupel.chat.choose_units.turn_item` builds for a turn of ``units``."""
     rendering = records.columns.rendering
     return _trusted_item(
         "\n".join(rendering(index) for position in units for index in records.indices(position)),

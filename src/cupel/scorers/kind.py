@@ -81,8 +81,10 @@ class KindScorer(ScorerBase):
             return self._score_column(batch.source)
         kinds = batch.kinds()
         weights = self._by_folded_kind
-        known = {kind: weights.get(ascii_fold(kind), 0.0) for kind in set(kinds)}
-        return list(map(known.__getitem__, kinds))
+        # Kinds are interned: a few distinct objects, each looked up once (by identity, not by hash).
+        distinct = {id(kind): kind for kind in kinds}
+        known = {key: weights.get(ascii_fold(kind), 0.0) for key, kind in distinct.items()}
+        return list(map(known.__getitem__, map(id, kinds)))
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:
