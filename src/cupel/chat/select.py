@@ -157,10 +157,9 @@ def select_window(
         options=chosen,
         start_on=settings.start_on,
     )
-    roles = [*window.pinned, *range(window.start, len(originals))]
     if lacks_question(lambda index: views(index).role, len(originals), window.start, len(window.pinned)):
         return select_units(to_items(), resolved, pipeline, settings)  # never a window without a question
-    kept = [originals[index] for index in roles]
+    kept = [originals[index] for index in window.pinned] + list(originals[window.start :])
 
     def report() -> SelectionReport:
         choice = select_last(to_items(), resolved, start_on=settings.start_on)

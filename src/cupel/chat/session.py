@@ -44,7 +44,7 @@ __all__ = [
 
 
 TABLE_LIMIT = 1 << 18
-CHAR_LIMIT = 1 << 25  # 32 Mi characters
+CHAR_LIMIT = 1 << 27  # 128 Mi characters: the texts are the caller's transcript, alive anyway
 
 KEPT = 1 << 18
 """Units (and positions) a session keeps at most; a longer transcript is built for the call alone."""
@@ -115,7 +115,7 @@ class ChatSession:
         found, counted = _counted(texts, counter)
         kept = found
         chars = sum(map(len, kept))
-        if chars > CHAR_LIMIT:
+        if chars > CHAR_LIMIT and max(map(len, kept)) > CHAR_LIMIT:  # a text too long to keep
             kept = {text: tokens for text, tokens in found.items() if len(text) <= CHAR_LIMIT}
             chars = sum(map(len, kept))
         with self._lock:
