@@ -1,14 +1,18 @@
 """Chat trimming: every cupel strategy against LangChain's ``trim_messages``, interleaved in one run.
 
-Usage: ``python benchmarks/bench_chat.py [--json] [--sizes 1000,10000,100000] [--repeat 5]``.
-Transcript: one system message, then alternating user/assistant messages of varied length; every
-message costs ``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000 tokens.
-``trim_messages`` runs with ``strategy="last", include_system=True, start_on="human"`` on message
-objects (the reference) and on dicts. Each repeat runs every case once, in turn, so machine load hits
-all cases alike; ratios are to ``trim_messages`` on objects within the same repeat (median [min-max]).
-Counts are cached per counter and text across calls, as in a running chat where each turn re-trims a
-transcript that only grew, and so are the report's unit items; the "cold" cases empty the count cache
-before every call, "+ report (cold)" the kept items too. "+ report" builds the report and reads every
+Usage: ``python benchmarks/bench_chat.py [--json] [--sizes 1000,10000,100000] [--repeat 5] [--long]``.
+Transcript: one system message, then alternating user/assistant messages of varied length (``--long``:
+500-700 characters on average, as real chat and agent messages are); every message costs
+``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000 tokens. ``trim_messages`` runs with
+``strategy="last", include_system=True, start_on="human"`` on message objects (the reference) and on
+dicts. Each repeat runs every case once, in turn, so machine load hits all cases alike; ratios are to
+``trim_messages`` on objects within the same repeat (median [min-max]).
+
+Every cupel case is cold (nothing is kept between calls: ``select_messages`` is a pure function of its
+arguments) unless it says "warm": those pass one ``ChatSession`` to every call, as a running chat
+does. "warm turn" is the per-turn cost of a growing transcript through a session (each call sees the
+transcript one user/assistant exchange longer, the session kept from the call before), and its ratio
+is to a cold ``"turns"`` call on the same transcript. "+ report" builds the report and reads every
 entry's item (content, tokens, metadata), score and reason.
 """
 
@@ -28,18 +32,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
 
-from cupel.chat import ChatOptions, select_messages
-from cupel.chat._counts import clear_counts
+from cupel.chat import ChatOptions, ChatSession, select_messages
 from cupel.chat.langchain import select_messages as select_langchain
 from cupel.tokens import FunctionCounter
-
-try:
-    from cupel.chat import clear_items
-except ImportError:  # a version that keeps no report items between calls
-
-    def clear_items() -> None:
-        pass
-
 
 BUDGET = 32_000
 READ = attrgetter("item.content", "item.tokens", "item.metadata", "score", "reason")
@@ -47,13 +42,14 @@ OPTIONS = ChatOptions(message_overhead=4)
 COUNTER = FunctionCounter(lambda text: math.ceil(len(text) / 4))
 
 
-def transcript(size: int, seed: int = 7) -> list[dict[str, Any]]:
+def transcript(size: int, seed: int = 7, *, long: bool = False) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     words = ["alpha", "beta", "gamma", "delta", "webhook", "retry", "timeout", "deploy", "the", "a"]
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful assistant."}]
+    low, high = (60, 150) if long else (3, 60)  # about 620 characters a message with --long
     for index in range(size - 1):
         role = "user" if index % 2 == 0 else "assistant"
-        text = " ".join(rng.choice(words) for _ in range(rng.randint(3, 60)))
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(low, high)))
         messages.append({"role": role, "content": f"{index}: {text}"})
     return messages
 
@@ -86,13 +82,11 @@ def trim(messages: list[Any]) -> list[Any]:
 
 def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable[[], object]]:
     def cupel(
-        strategy: str, *, report: bool = False, on: str = "dicts", cold: bool = False
+        strategy: str, *, report: bool = False, on: str = "dicts", warm: bool = False
     ) -> Callable[[], object]:
+        session = ChatSession() if warm else None
+
         def run() -> object:
-            if cold:
-                clear_counts()  # every text counted afresh, as on a transcript seen for the first time
-                if report:
-                    clear_items()  # and every report item built afresh
             if on == "objects":
                 chosen: Any = select_langchain(
                     objects,
@@ -100,9 +94,17 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
                     counter=COUNTER,
                     options=OPTIONS,
                     strategy=strategy,  # type: ignore[arg-type]
+                    session=session,
                 )
             else:
-                chosen = select_messages(dicts, BUDGET, counter=COUNTER, options=OPTIONS, strategy=strategy)  # type: ignore[arg-type]
+                chosen = select_messages(
+                    dicts,
+                    BUDGET,
+                    counter=COUNTER,
+                    options=OPTIONS,
+                    strategy=strategy,  # type: ignore[arg-type]
+                    session=session,
+                )
             if report:
                 built = chosen.report
                 # Every entry's item, score and reason, read and dropped (the reader keeps nothing,
@@ -120,20 +122,39 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         "cupel last (dicts)": cupel("last"),
         "cupel last (objects)": cupel("last", on="objects"),
         "cupel turns (dicts)": cupel("turns"),
-        "cupel turns (dicts, cold)": cupel("turns", cold=True),
         "cupel turns (objects)": cupel("turns", on="objects"),
         "cupel turns + report": cupel("turns", report=True),
-        "cupel turns + report (cold)": cupel("turns", report=True, cold=True),
+        "cupel turns + report (objects)": cupel("turns", report=True, on="objects"),
+        "cupel turns (dicts, warm)": cupel("turns", warm=True),
+        "cupel turns + report (warm)": cupel("turns", report=True, warm=True),
         "cupel messages (dicts)": cupel("messages"),
     }
 
 
-def measure(size: int, repeat: int) -> list[dict[str, Any]]:
-    dicts = transcript(size)
+def warm_turns(dicts: list[dict[str, Any]], repeat: int) -> tuple[list[float], list[float]]:
+    """Per-turn times of a growing transcript through one session, and of cold calls on it."""
+    base = len(dicts) - 2 * repeat - 2
+    session = ChatSession()
+    select_messages(dicts[:base], BUDGET, counter=COUNTER, options=OPTIONS, session=session)
+    warm: list[float] = []
+    cold: list[float] = []
+    for turn in range(repeat):
+        grown = dicts[: base + 2 * (turn + 1)]
+        start = time.perf_counter()
+        select_messages(grown, BUDGET, counter=COUNTER, options=OPTIONS, session=session)
+        warm.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        select_messages(grown, BUDGET, counter=COUNTER, options=OPTIONS)
+        cold.append((time.perf_counter() - start) * 1000)
+    return warm, cold
+
+
+def measure(size: int, repeat: int, *, long: bool = False) -> list[dict[str, Any]]:
+    dicts = transcript(size, long=long)
     objects = to_objects(dicts)
     runs = cases(dicts, objects)
     for run in runs.values():
-        run()  # warm-up (and the first call fills the count cache, as in a running chat)
+        run()  # warm-up (and the warm cases' first call fills their session, as in a running chat)
     samples: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
         for name, run in runs.items():
@@ -154,6 +175,18 @@ def measure(size: int, repeat: int) -> list[dict[str, Any]]:
                 "ratio_max": max(ratios),
             }
         )
+    warm, cold = warm_turns(dicts, repeat)
+    ratios = [time_ / base for time_, base in zip(warm, cold, strict=True)]
+    rows.append(
+        {
+            "size": size,
+            "case": "cupel turns warm turn (x cold turns)",
+            "median_ms": statistics.median(warm),
+            "ratio_median": statistics.median(ratios),
+            "ratio_min": min(ratios),
+            "ratio_max": max(ratios),
+        }
+    )
     return rows
 
 
@@ -162,15 +195,17 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--long", action="store_true", help="messages of 500-700 characters on average")
     args = parser.parse_args()
-    rows = [row for size in map(int, args.sizes.split(",")) for row in measure(size, args.repeat)]
+    sizes = map(int, args.sizes.split(","))
+    rows = [row for size in sizes for row in measure(size, args.repeat, long=args.long)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'messages':>9}  {'case':<30} {'median ms':>10}  {'x trim_messages (objects)':>26}")
+    print(f"{'messages':>9}  {'case':<38} {'median ms':>10}  {'x trim_messages (objects)':>26}")
     for row in rows:
         spread = f"{row['ratio_median']:.2f} [{row['ratio_min']:.2f}-{row['ratio_max']:.2f}]"
-        print(f"{row['size']:>9}  {row['case']:<30} {row['median_ms']:>10.2f}  {spread:>26}")
+        print(f"{row['size']:>9}  {row['case']:<38} {row['median_ms']:>10.2f}  {spread:>26}")
     return 0
 
 

@@ -26,7 +26,8 @@ from cupel._prepared import (
 from cupel.diagnostics.hooks import TeeCollector, active_sink, current_attributes
 from cupel.errors import CupelError, CupelTypeError
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy, ScoredItem
-from cupel.scorers._base import _is_builtin, bind_query, score_items
+from cupel.scorers._base import _is_builtin, bind_query, score_columns
+from cupel.scorers.columns import ItemColumns
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 
@@ -256,7 +257,8 @@ class Pipeline:
 
         # Stage 2: Score, the whole list at once.
         scorer = bind_query(self.scorer, query)  # with the query of this call, if any
-        scores = _numeric.float_column(score_items(scorer, scoreable)) if scoreable else []
+        batch = ItemColumns.of_items(scoreable)
+        scores = _numeric.float_column(score_columns(scorer, batch)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from cupel.chat.convert import MESSAGES_KEY
+from cupel.chat.read import MESSAGES_KEY
 from cupel.diagnostics.report import SelectionReport
 
 

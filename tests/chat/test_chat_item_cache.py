@@ -1,4 +1,4 @@
-"""The ``"turns"`` report's unit items, kept between selections (``chat/_item_cache``).
+"""The ``"turns"`` report's unit items, kept between selections by a ``ChatSession``.
 
 Whatever happened to the transcript between two selections (it grew, a message was edited in place,
 replaced by an equal one, or given another role; the counter or options changed; tool calls, parsed
@@ -22,9 +22,9 @@ from tests.chat._transcripts import (
     to_langchain,
 )
 
-from cupel.chat import ChatOptions, clear_items, select_messages
-from cupel.chat import _item_cache as item_cache
-from cupel.chat.convert import MESSAGES_KEY
+from cupel.chat import ChatOptions, ChatSession, select_messages
+from cupel.chat import session as sessions
+from cupel.chat.read import MESSAGES_KEY
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelError
 from cupel.tokens import FunctionCounter
@@ -32,16 +32,12 @@ from cupel.tokens import FunctionCounter
 
 def _fresh(messages: list[dict[str, Any]], budget: int, **keywords: Any) -> tuple[Any, ...]:
     """The report's values with nothing kept from an earlier selection."""
-    clear_items()
-    try:
-        return _values(select_messages(messages, budget, strategy="turns", **keywords).report)
-    finally:
-        clear_items()
+    return _values(select_messages(messages, budget, strategy="turns", **keywords).report)
 
 
-def _keep(messages: list[dict[str, Any]], budget: int) -> SelectionReport:
-    """A selection's report, built (which keeps its items)."""
-    return select_messages(messages, budget, strategy="turns").report
+def _keep(messages: list[dict[str, Any]], budget: int, session: ChatSession) -> SelectionReport:
+    """A selection's report, built (which keeps its items in ``session``)."""
+    return select_messages(messages, budget, strategy="turns", session=session).report
 
 
 def _items_by_position(report: SelectionReport) -> dict[int, Any]:
@@ -51,11 +47,11 @@ def _items_by_position(report: SelectionReport) -> dict[int, Any]:
 
 def test_a_grown_transcript_reuses_the_items_of_unchanged_messages() -> None:
     messages = plain_transcript(40)
-    clear_items()
-    first = _items_by_position(select_messages(messages, 200, strategy="turns").report)
+    session = ChatSession()
+    first = _items_by_position(select_messages(messages, 200, strategy="turns", session=session).report)
     messages += [{"role": "user", "content": "and now?"}, {"role": "assistant", "content": "now this."}]
     messages.append({"role": "user", "content": "one more"})
-    report = select_messages(messages, 200, strategy="turns").report
+    report = select_messages(messages, 200, strategy="turns", session=session).report
     second = _items_by_position(report)
     assert all(second[position] is first[position] for position in range(39))
     # The last user message was pinned the turn before, and is not now: its item is new.
@@ -66,12 +62,14 @@ def test_a_grown_transcript_reuses_the_items_of_unchanged_messages() -> None:
 
 def test_every_change_to_a_message_is_seen() -> None:
     messages = plain_transcript(30)
-    clear_items()
-    _keep(messages, 150)
+    session = ChatSession()
+    _keep(messages, 150, session)
     messages[5]["content"] = "edited in place"  # same object, other text
     messages[7] = dict(messages[7])  # an equal message, another object
     messages[9]["role"] = "assistant" if messages[9]["role"] == "user" else "user"
-    report = select_messages(messages, 150, strategy="turns").report  # from the items kept before
+    report = select_messages(
+        messages, 150, strategy="turns", session=session
+    ).report  # from the items kept before
     assert _values(report) == _fresh(messages, 150)
     items = _items_by_position(report)
     assert items[5].content == "[5] user: edited in place"
@@ -80,8 +78,8 @@ def test_every_change_to_a_message_is_seen() -> None:
 
 def test_other_counts_or_pins_build_other_items() -> None:
     messages = plain_transcript(30)
-    clear_items()
-    _keep(messages, 150)
+    session = ChatSession()
+    _keep(messages, 150, session)
     doubled = FunctionCounter(lambda text: len(text) // 2)
     for keywords in (
         {"counter": doubled},
@@ -89,17 +87,20 @@ def test_other_counts_or_pins_build_other_items() -> None:
         {"options": ChatOptions(pin_system=False)},
     ):
         expected = _fresh(messages, 150, **keywords)
-        _keep(messages, 150)
-        assert _values(select_messages(messages, 150, strategy="turns", **keywords).report) == expected
+        _keep(messages, 150, session)
+        assert (
+            _values(select_messages(messages, 150, strategy="turns", session=session, **keywords).report)
+            == expected
+        )
 
 
 def test_kept_items_are_immutable_and_read_alike_every_time() -> None:
     messages = plain_transcript(20)
-    clear_items()
-    selection = select_messages(messages, 100, strategy="turns")
+    session = ChatSession()
+    selection = select_messages(messages, 100, strategy="turns", session=session)
     report = selection.report
     assert selection.report is report
-    again = select_messages(messages, 100, strategy="turns").report
+    again = select_messages(messages, 100, strategy="turns", session=session).report
     assert _values(again) == _values(report)
     item = again.included[0].item
     with pytest.raises(FrozenInstanceError):
@@ -109,15 +110,15 @@ def test_kept_items_are_immutable_and_read_alike_every_time() -> None:
 
 
 def test_a_transcript_longer_than_the_bound_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(item_cache, "KEPT", 10)
-    clear_items()
+    monkeypatch.setattr(sessions, "KEPT", 10)
+    session = ChatSession()
     messages = plain_transcript(12)
-    _keep(messages, 100)
-    assert item_cache._kept is None
-    _keep(messages[:8], 100)
-    assert item_cache._kept is not None and len(item_cache._kept[2]) == 8
-    clear_items()
-    assert item_cache._kept is None
+    _keep(messages, 100, session)
+    assert session._items is None
+    _keep(messages[:8], 100, session)
+    assert session._items is not None and len(session._items[2]) == 8
+    session.clear()
+    assert session._items is None
 
 
 edits = st.lists(
@@ -132,8 +133,8 @@ def test_reports_after_any_edits_equal_those_with_nothing_kept(
     size: int, rounds: list[list[tuple[str, int]]], budget: int
 ) -> None:
     messages = plain_transcript(size)
-    clear_items()
-    _outcome(messages, budget)
+    session = ChatSession()
+    _outcome(messages, budget, session)
     for round_ in rounds:
         for edit, number in round_:
             position = 1 + number % len(messages) if len(messages) > 1 else 0
@@ -150,28 +151,24 @@ def test_reports_after_any_edits_equal_those_with_nothing_kept(
             elif edit == "drop" and len(messages) > 2:
                 del messages[-1]
         before = [dict(message) for message in messages]
-        actual = _outcome(messages, budget)  # from the items the round before kept
+        actual = _outcome(messages, budget, session)  # from the items the round before kept
         assert actual == _fresh_outcome(messages, budget)
         assert messages == before  # nothing mutated
-        _outcome(messages, budget)  # keep this round's items
+        _outcome(messages, budget, session)  # keep this round's items
 
 
-def _outcome(messages: list[Any], budget: int) -> object:
+def _outcome(messages: list[Any], budget: int, session: ChatSession | None = None) -> object:
     select: Any = select_messages
     if messages and not isinstance(messages[0], dict):
         from cupel.chat.langchain import select_messages as select
     try:
-        return _values(select(messages, budget, strategy="turns").report)
+        return _values(select(messages, budget, strategy="turns", session=session).report)
     except CupelError as error:
         return f"{type(error).__name__}: {error}"
 
 
 def _fresh_outcome(messages: list[Any], budget: int) -> object:
-    clear_items()
-    try:
-        return _outcome(messages, budget)
-    finally:
-        clear_items()
+    return _outcome(messages, budget)
 
 
 @settings(max_examples=100, deadline=None)
@@ -190,8 +187,8 @@ def test_transcripts_with_tool_calls_reuse_items_as_built_afresh(
     end = data.draw(st.sampled_from([*ends, len(messages)]))
     if langchain:
         messages = to_langchain(messages)
-    clear_items()
-    _outcome(messages[:end], budget)
+    session = ChatSession()
+    _outcome(messages[:end], budget, session)
     if messages and data.draw(st.booleans()):
         # And one message was replaced by an equal copy, or (a dict) given another text.
         position = data.draw(st.integers(0, len(messages) - 1))
@@ -202,5 +199,5 @@ def test_transcripts_with_tool_calls_reuse_items_as_built_afresh(
             if isinstance(copied.get("content"), str) and data.draw(st.booleans()):
                 copied["content"] += " edited"
             messages[position] = copied
-    actual = _outcome(messages, budget)
+    actual = _outcome(messages, budget, session)
     assert actual == _fresh_outcome(messages, budget)

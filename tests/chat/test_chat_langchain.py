@@ -16,7 +16,8 @@ lc = pytest.importorskip(
     "langchain_core.messages", reason="optional extra not installed: pip install 'pycupel[langchain]'"
 )
 
-from cupel.chat.langchain import messages_to_items, select_messages, to_messages  # noqa: E402
+from cupel.chat.langchain import messages_to_items, select_messages  # noqa: E402
+from cupel.chat.render import to_messages  # noqa: E402
 
 WORDS = FunctionCounter(lambda text: len(text.split()))
 

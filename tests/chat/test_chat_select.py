@@ -24,7 +24,7 @@ from cupel import (
     UShapedPlacer,
 )
 from cupel.chat import ChatOptions, ChatSelection, chat_pipeline, message_token_counts, select_messages
-from cupel.chat.select import _resolve_pipeline, resolve_budget
+from cupel.chat.options import _resolve_pipeline, resolve_budget
 from cupel.tokens import FunctionCounter
 
 WORDS = FunctionCounter(lambda text: len(text.split()))

@@ -117,19 +117,33 @@ def test_keep_first_turn_keeps_the_task_statement() -> None:
     ]
 
 
-def test_latest_turn_overflow_throws_truncates_or_proceeds() -> None:
-    messages = transcript()[:8]  # the latest turn is turn 2 with its tool calls
+def test_latest_turn_overflow_keeps_the_task_and_the_newest_units_or_proceeds() -> None:
+    messages = transcript()[:8]  # the latest turn is turn 2: question 3, tool unit 4-6, answer 7
     budget = cost(messages, 0, 3, 4, 5, 6) - 1
-    with pytest.raises(BudgetOverflowError):
-        select_messages(messages, budget, counter=WORDS)
     truncate = get_preset("chat").replace(overflow_strategy=OverflowStrategy.TRUNCATE)
-    cut = select_messages(messages, budget, policy=truncate, counter=WORDS)
-    # The latest turn keeps its question (the tool unit does not fit); turn 1 fills what is left.
-    assert kept(cut, messages) == [0, 1, 2, 3]
-    assert validate_transcript(list(cut.messages)) == []
+    for policy in (None, truncate):
+        cut = select_messages(messages, budget, policy=policy, counter=WORDS)
+        # The task (3) and the newest unit (7) stay, the tool unit between them goes; turn 1 fills
+        # what is left.
+        assert kept(cut, messages) == [0, 1, 2, 3, 7]
+        assert validate_transcript(list(cut.messages)) == []
+        reasons = {entry.item.metadata["cupel:chat.indices"]: entry.reason for entry in cut.report.excluded}
+        assert reasons[(4, 5, 6)].name == "BudgetExceeded"  # type: ignore[attr-defined]
     proceed = get_preset("chat").replace(overflow_strategy=OverflowStrategy.PROCEED)
     over = select_messages(messages, budget, policy=proceed, counter=WORDS)
     assert kept(over, messages) == [0, 3, 4, 5, 6, 7] and over.tokens > budget
+
+
+def test_a_task_and_newest_unit_that_do_not_fit_raise_or_keep_the_task() -> None:
+    messages = transcript()[:8]
+    budget = cost(messages, 0, 3, 7) - 1
+    with pytest.raises(BudgetOverflowError, match=f"require {cost(messages, 0, 3, 7)} tokens.* {budget}"):
+        select_messages(messages, budget, counter=WORDS)
+    truncate = get_preset("chat").replace(overflow_strategy=OverflowStrategy.TRUNCATE)
+    cut = select_messages(messages, budget, policy=truncate, counter=WORDS)
+    assert kept(cut, messages)[:2] == [0, 3] and cut.messages[-1] is messages[3]
+    with pytest.raises(BudgetOverflowError):  # not even the task: nothing the model could answer
+        select_messages(messages, cost(messages, 0, 3) - 1, policy=truncate, counter=WORDS)
 
 
 def test_pinned_system_messages_that_do_not_fit_raise() -> None:

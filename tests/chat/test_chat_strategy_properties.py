@@ -21,9 +21,8 @@ from cupel.chat import (
     to_messages,
     validate_transcript,
 )
-from cupel.chat.last import select_last
-from cupel.chat.select import resolve_budget
-from cupel.chat.turns import split_turns
+from cupel.chat.choose_units import select_last, split_turns
+from cupel.chat.options import resolve_budget
 
 EXAMPLES = 150
 
@@ -91,11 +90,22 @@ def test_last_output_is_a_valid_suffix(
     provider, messages = case
     assert validate_transcript(messages, provider) == []
     budget = target_for(data, messages)
-    result = select_messages(messages, budget, strategy="last")
+    try:
+        result = select_messages(messages, budget, strategy="last")
+    except BudgetOverflowError as error:
+        # Not even the last user message fits with what must come after it: no question, no window.
+        assert error.merged_tokens > budget
+        return
     kept = positions(result.messages, messages)
     assert kept == sorted(kept)
     assert validate_transcript(list(result.messages), provider) == []
     assert result.tokens <= budget
+    plain = to_messages(select_last(messages_to_items(messages), resolve_budget(budget)).kept_items())
+    if any(m["role"] == "user" for m in messages) and not any(m["role"] == "user" for m in plain):
+        # No question in the plain window: the last user message and the newest units after it.
+        last_user = max(index for index, message in enumerate(messages) if message["role"] == "user")
+        assert last_user in kept or any(messages[i]["role"] == "user" for i in kept)
+        return
     lead = 0
     while lead < len(messages) and messages[lead]["role"] in ("system", "developer"):
         lead += 1

@@ -15,6 +15,7 @@ from tests.chat._transcripts import openai_transcripts, to_langchain
 
 from cupel.chat import validate_transcript
 from cupel.chat.langchain import message_token_counts, select_messages
+from cupel.errors import BudgetOverflowError
 
 EXAMPLES = 300
 
@@ -45,14 +46,23 @@ def test_last_matches_trim_messages(
         start_on=start_on,
         allow_partial=False,
     )
-    ours = select_messages(
-        converted,
-        budget,
-        counter=None,
-        strategy="last",
-        start_on="user" if start_on == "human" else "any",
-    )
+    try:
+        ours = select_messages(
+            converted,
+            budget,
+            counter=None,
+            strategy="last",
+            start_on="user" if start_on == "human" else "any",
+        )
+    except BudgetOverflowError:
+        # The one deliberate difference: no window without a question (theirs sends none).
+        assert not any(message.type == "human" for message in theirs)
+        return
     assert validate_transcript(list(ours.messages), "langchain") == []
     assert ours.tokens <= budget
+    if any(m.type == "human" for m in converted) and not any(m.type == "human" for m in theirs):
+        # The deliberate difference: theirs holds no question; ours keeps the last one.
+        assert any(message.type == "human" for message in ours.messages)
+        return
     if not validate_transcript(theirs, "langchain"):
         assert [id(message) for message in ours.messages] == [id(message) for message in theirs]

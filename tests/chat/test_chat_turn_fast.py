@@ -3,7 +3,7 @@
 For random provider-valid transcripts (tool calls, parallel calls, several and middle system
 messages, images), budgets that cut everywhere, settings, options and policies (column-scored ones,
 a knapsack slicer, a scorer only items can feed), the report of ``select_messages(strategy="turns")``
-equals, entry by entry, the report of :func:`cupel.chat.whole_turns.select_turns` over
+equals, entry by entry, the report of :func:`cupel.chat.choose.select_turns` over
 :func:`cupel.chat.messages_to_items`.
 """
 
@@ -25,11 +25,11 @@ from tests.chat._transcripts import (
 )
 
 from cupel import OverflowStrategy, Pipeline
-from cupel.chat import ChatOptions, messages_to_items, select_messages
-from cupel.chat._counts import clear_counts, count_texts_once
-from cupel.chat.convert import MESSAGES_KEY
-from cupel.chat.whole_turns import select_turns
-from cupel.errors import CupelError
+from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messages
+from cupel.chat.choose_units import select_turns
+from cupel.chat.read import MESSAGES_KEY
+from cupel.chat.session import count_texts_once
+from cupel.errors import BudgetOverflowError, CupelError
 from cupel.model import ContextBudget
 from cupel.placers import ChronologicalPlacer
 from cupel.policy import chat, document_qa, long_running, tool_use
@@ -110,6 +110,12 @@ def test_a_long_plain_transcript_keeps_what_the_reference_keeps(budget: int) -> 
     # Large enough for the numpy paths of scoring and ordering (4,096 candidates and more).
     messages = plain_transcript(9000)
     pipeline = Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE))
+    if budget == 10:  # not even the latest question fits: both raise rather than send no question
+        with pytest.raises(BudgetOverflowError):
+            select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
+        with pytest.raises(BudgetOverflowError):
+            select_messages(messages, budget, pipeline, strategy="turns")
+        return
     choice = select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
     kept = [message for item in choice.kept_items() for message in item.metadata[MESSAGES_KEY]]
     result = select_messages(messages, budget, pipeline, strategy="turns")
@@ -132,38 +138,47 @@ class _Counting:
         return [self.count(text) for text in texts]
 
 
-def test_counts_are_cached_per_counter_and_text_across_selections() -> None:
-    clear_counts()
+def test_a_session_keeps_counts_per_counter_and_text_across_selections() -> None:
+    session = ChatSession()
     counter = _Counting()
     messages = [*plain_transcript(50), {"role": "user", "content": "0: "}]
-    first = select_messages(messages, 500, counter=counter)
+    first = select_messages(messages, 500, counter=counter, session=session)
     assert sorted(counter.seen) == sorted(set(message["content"] for message in messages))
     counter.seen.clear()
     grown = [*messages, {"role": "assistant", "content": "new reply"}, {"role": "user", "content": "next?"}]
-    second = select_messages(grown, 500, counter=counter)
+    second = select_messages(grown, 500, counter=counter, session=session)
     assert counter.seen == ["new reply", "next?"]
     assert first.tokens > 0 and second.tokens > 0
+    assert second.messages == select_messages(grown, 500, counter=_Counting()).messages
     # Another counter has its own counts.
     other = _Counting()
-    select_messages(messages, 500, counter=other)
+    select_messages(messages, 500, counter=other, session=session)
     assert len(other.seen) == len(set(message["content"] for message in messages))
 
 
-def test_the_count_cache_is_bounded_by_the_characters_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cupel.chat import _counts
+def test_without_a_session_nothing_is_kept_between_calls() -> None:
+    counter = _Counting()
+    messages = plain_transcript(20)
+    select_messages(messages, 500, counter=counter)
+    select_messages(messages, 500, counter=counter)
+    assert len(counter.seen) == 2 * len(set(message["content"] for message in messages))
 
-    clear_counts()
-    monkeypatch.setattr(_counts, "CHAR_LIMIT", 100)
+
+def test_the_count_cache_is_bounded_by_the_characters_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cupel.chat import session as sessions
+
+    session = ChatSession()
+    monkeypatch.setattr(sessions, "CHAR_LIMIT", 100)
     counter = _Counting()
     blob = "x" * 101  # longer than the whole table may hold: counted, never kept
-    assert count_texts_once([blob, "short"], counter) == [26, 2]
-    assert count_texts_once([blob, "short"], counter) == [26, 2]
+    assert count_texts_once([blob, "short"], counter, session) == [26, 2]
+    assert count_texts_once([blob, "short"], counter, session) == [26, 2]
     assert counter.seen == [blob, "short", blob]
     counter.seen.clear()
     texts = [f"{index:02d}" + "y" * 38 for index in range(3)]  # 120 characters in all
-    count_texts_once(texts[:2], counter)
-    count_texts_once(texts[2:], counter)  # the table is full: emptied, then keeps the new text
-    count_texts_once(texts, counter)
+    count_texts_once(texts[:2], counter, session)
+    count_texts_once(texts[2:], counter, session)  # the table is full: emptied, then keeps the new text
+    count_texts_once(texts, counter, session)
     assert counter.seen == [*texts, *texts[:2]]
 
 
@@ -173,13 +188,14 @@ def test_an_unhashable_counter_is_counted_afresh_every_time() -> None:
 
     counter = Unhashable()
     messages = plain_transcript(10)
-    select_messages(messages, 500, counter=counter)
-    select_messages(messages, 500, counter=counter)
+    session = ChatSession()
+    select_messages(messages, 500, counter=counter, session=session)
+    select_messages(messages, 500, counter=counter, session=session)
     assert len(counter.seen) == 2 * len(set(message["content"] for message in messages))
 
 
 def test_a_bad_count_is_reported_and_not_cached() -> None:
-    clear_counts()
+    session = ChatSession()
 
     def negative(text: str) -> int:
         return -1 if text == "bad" else len(text)
@@ -187,4 +203,4 @@ def test_a_bad_count_is_reported_and_not_cached() -> None:
     messages = [{"role": "user", "content": "fine"}, {"role": "user", "content": "bad"}]
     for _ in range(2):
         with pytest.raises(CupelError, match="must be >= 0"):
-            select_messages(messages, 100, counter=negative)
+            select_messages(messages, 100, counter=negative, session=session)

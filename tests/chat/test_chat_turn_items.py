@@ -9,9 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cupel.chat import select_messages
-from cupel.chat._columns import TranscriptColumns
-from cupel.chat._parse import render_plain
-from cupel.chat.convert import INDICES_KEY, SYNTHETIC_EPOCH
+from cupel.chat.parse import render_plain
+from cupel.chat.read import INDICES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
 from cupel.diagnostics.reasons import BudgetExceeded
 from cupel.model import epoch_microseconds
 

@@ -1,7 +1,7 @@
 """The ``"turns"`` fast path (unit records) against the plain reference (one item per unit).
 
 For random provider-valid transcripts, budgets, settings, options and overflow strategies, the fast
-path keeps the same messages with the same tokens as :func:`cupel.chat.whole_turns.select_turns`
+path keeps the same messages with the same tokens as :func:`cupel.chat.choose.select_turns`
 over :func:`cupel.chat.messages_to_items`, or raises the same error.
 """
 
@@ -16,7 +16,7 @@ from tests.chat._transcripts import openai_transcripts, to_langchain, turn_argum
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages, to_messages
-from cupel.chat.whole_turns import select_turns
+from cupel.chat.choose_units import select_turns
 from cupel.errors import CupelError
 from cupel.model import ContextBudget
 from cupel.policy import chat, tool_use
@@ -142,7 +142,7 @@ def test_a_trusted_item_has_the_fields_the_validating_constructor_gives() -> Non
     from dataclasses import fields
     from datetime import UTC, datetime
 
-    from cupel.chat.turn_units import _trusted_item
+    from cupel.chat.units import _trusted_item
     from cupel.model import ContextItem, ContextKind, ContextSource
 
     stamp = datetime(2000, 1, 1, 0, 0, 5, tzinfo=UTC)

@@ -6,7 +6,6 @@ called. The selected messages are the very ``BaseMessage`` objects passed in.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -14,45 +13,24 @@ from operator import attrgetter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from cupel.chat._columns import read_columns
-from cupel.chat._parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
-from cupel.chat.convert import _resolve_options, build_items, message_costs, to_messages
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import (
-    SETTING_KEYWORDS,
-    ChatPolicy,
-    ChatSelection,
-    OnInvalid,
-    chat_settings,
-    check_on_invalid,
-    policy_name,
-    select_repaired,
-    select_turns_fast,
-    select_units,
-    select_window,
-    selection_attributes,
-)
-from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import finish_plan, plan_summary, run_planned, run_planned_async
-from cupel.diagnostics.hooks import active_sink, run_attributes
+from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid, selection_attributes
+from cupel.chat.parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
+from cupel.chat.plan import Summarizer, run_planned_async
+from cupel.chat.read import Reader, build_items, message_costs
+from cupel.chat.render import ChatSelection
+from cupel.chat.select import plan_selection, select_with
+from cupel.chat.session import ChatSession
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
-from cupel.pipeline import Pipeline
-from cupel.policy.chat_settings import ChatSettings, ChatStrategy
+from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens._optional import import_optional
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
-    from langchain_core.messages import BaseMessage  # type: ignore[import-not-found, unused-ignore]
+    from langchain_core.messages import BaseMessage
 
-__all__ = [
-    "aselect_messages",
-    "message_token_counts",
-    "message_views",
-    "messages_to_items",
-    "select_messages",
-    "to_messages",
-]
+__all__ = []
+
 
 # Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
 _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
@@ -242,16 +220,13 @@ def select_messages(
     on_invalid: OnInvalid = "error",
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
+    session: ChatSession | None = None,
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects.
 
     A text summary becomes a ``SystemMessage``.
     """
-    keywords = locals()
-    if active_sink() is None:  # untraced: no span, no closures
-        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
-    plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
-    return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
+    return select_with(messages, budget, policy, counter, options, locals(), _reader(_langchain()))
 
 
 async def aselect_messages(
@@ -268,6 +243,7 @@ async def aselect_messages(
     on_invalid: OnInvalid = "error",
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
+    session: ChatSession | None = None,
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.aselect_messages`, for LangChain messages."""
     keywords = locals()
@@ -281,6 +257,23 @@ async def aselect_messages(
     return await run_planned_async(select, budget, lambda: selection_attributes(policy, keywords))
 
 
+def _reader(module: ModuleType) -> Reader:
+    """The reader of LangChain messages (``module`` is ``langchain_core.messages``)."""
+    return Reader(
+        checked=_checked,
+        view=lambda message, index: _checked_view(module, message, index),
+        parse=lambda message, index, options: parse_message(
+            _checked_view(module, message, index), index, options
+        ),
+        plain_columns=lambda messages: _plain_columns(module, messages),
+        plain=lambda message, index, options: _plain(module, message, index, options),
+        items=lambda originals, counter, options: messages_to_items(
+            originals, counter=counter, options=options
+        ),
+        system_message=module.SystemMessage,
+    )
+
+
 def _plan(
     messages: Sequence[BaseMessage],
     budget: ContextBudget | int,
@@ -289,72 +282,4 @@ def _plan(
     options: ChatOptions | None,
     keywords: Mapping[str, Any],
 ) -> ChatSelection[Any] | tuple[Any, Any]:
-    module = _langchain()
-    pipeline, settings = chat_settings(policy, **{name: keywords[name] for name in SETTING_KEYWORDS})
-    originals = _checked(messages)
-    on_invalid = check_on_invalid(keywords["on_invalid"])
-
-    def run(resolved: ContextBudget) -> ChatSelection[Any]:
-        attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
-        with run_attributes(attributes):
-            return _select(module, originals, resolved, pipeline, settings, counter, options, on_invalid)
-
-    final, plan, summarize = plan_summary(
-        run,
-        budget,
-        keywords["summarize"],
-        keywords["summary_tokens"],
-        make_message=module.SystemMessage,
-        cost_of=lambda message: message_token_counts([message], counter=counter, options=options)[0],
-        role_of=lambda message: str(_view(module, message, 0).role),
-        counter=counter,
-    )
-    if final is not None:
-        return final
-    return plan, summarize
-
-
-def _select(
-    module: ModuleType,
-    originals: list[Any],
-    budget: ContextBudget,
-    pipeline: Pipeline,
-    settings: ChatSettings,
-    counter: CounterLike | None,
-    options: ChatOptions | None,
-    on_invalid: str,
-) -> ChatSelection[Any]:
-    """One selection over LangChain messages, by the settings' strategy."""
-    if on_invalid == "repair":
-        chosen = options or ChatOptions()
-        views = message_views(originals)
-        parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
-        return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
-    if settings.strategy == "last":
-        return select_window(
-            originals,
-            lambda index: _checked_view(module, originals[index], index),
-            budget,
-            pipeline,
-            settings,
-            counter=counter,
-            options=options,
-            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
-            plain=lambda message, index, chosen: _plain(module, message, index, chosen),
-        )
-    if settings.strategy == "turns":
-        chosen = _resolve_options(options)
-
-        def parse(message: Any, index: int) -> ParsedMessage:
-            return parse_message(_checked_view(module, message, index), index, chosen)
-
-        columns = read_columns(
-            originals,
-            lambda messages: _plain_columns(module, messages),
-            parse,
-            counter=counter,
-            options=chosen,
-        )
-        return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
-    items = messages_to_items(originals, counter=counter, options=options)
-    return select_units(items, budget, pipeline, settings)
+    return plan_selection(messages, budget, policy, counter, options, keywords, _reader(_langchain()))

@@ -1,15 +1,118 @@
-"""ChatOptions: how messages are costed and pinned when a transcript becomes context items."""
+"""What a chat selection is configured with, and the reasons it reports.
+
+:class:`ChatOptions` (token accounting and pinning); the ``policy`` argument resolved into a pipeline
+and :class:`~cupel.policy.ChatSettings` (``chat_settings``); the keyword checks every front end
+shares; and the exclusion reasons beyond the spec's eight: :class:`IncompleteTurn`,
+:class:`OrphanedToolResult` and :class:`UnansweredToolCall` (repair), :class:`Summarized` and
+:class:`Compacted` (``StableWindow``), serialised as the others are.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from cupel.chat.session import ChatSession
+from cupel.errors import CupelError
+from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings
+
+if TYPE_CHECKING:
+    from cupel.policy import Policy
+
+from typing import ClassVar
 
 from cupel._frozen import dataclass, field
-from cupel.errors import CupelTypeError, InvalidConfigurationError
-from cupel.model import _ReadOnlyMap
+from cupel.diagnostics.reasons import ExclusionReason
+from cupel.errors import (
+    CupelTypeError,
+    InvalidConfigurationError,
+)
+from cupel.model import ContextBudget, _ReadOnlyMap
 
-__all__ = ["DEFAULT_PART_COST", "LOW_DETAIL_IMAGE_COST", "ChatOptions"]
+__all__ = [
+    "DEFAULT_PART_COST",
+    "KEYWORD_DEFAULTS",
+    "LOW_DETAIL_IMAGE_COST",
+    "SETTING_KEYWORDS",
+    "ChatOptions",
+    "ChatPolicy",
+    "Compacted",
+    "IncompleteTurn",
+    "OnInvalid",
+    "OrphanedToolResult",
+    "Summarized",
+    "UnansweredToolCall",
+    "chat_pipeline",
+    "chat_settings",
+    "check_on_invalid",
+    "check_session",
+    "policy_name",
+    "resolve_budget",
+    "selection_attributes",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(ExclusionReason):
+    """The unit was dropped when the window last compacted (toward its low-water mark of
+    ``low_water_tokens``), and stays out so the turns since keep the same prompt prefix."""
+
+    variant: ClassVar[str] = "Compacted"
+    low_water_tokens: int
+
+    def describe(self) -> str:
+        return (
+            "Compacted: dropped when the window last compacted (low-water mark "
+            f"{self.low_water_tokens} tokens); it stays out so later turns keep the same prompt prefix"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IncompleteTurn(ExclusionReason):
+    """The unit fitted, but the user message opening its turn did not: a reply never goes without it."""
+
+    variant: ClassVar[str] = "IncompleteTurn"
+    turn: int
+
+    def describe(self) -> str:
+        return f"IncompleteTurn: the user message of turn {self.turn} was not kept, so its replies go too"
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanedToolResult(ExclusionReason):
+    """Repair dropped a tool result that answers no tool call made before it."""
+
+    variant: ClassVar[str] = "OrphanedToolResult"
+    call_id: str
+
+    def describe(self) -> str:
+        return f"OrphanedToolResult: answers tool call {self.call_id!r}, which no earlier message made"
+
+
+@dataclass(frozen=True, slots=True)
+class UnansweredToolCall(ExclusionReason):
+    """Repair dropped a tool call that never got its result (with the results of its sibling calls)."""
+
+    variant: ClassVar[str] = "UnansweredToolCall"
+    call_id: str
+
+    def describe(self) -> str:
+        return f"UnansweredToolCall: tool call {self.call_id!r} has no result in the transcript"
+
+
+@dataclass(frozen=True, slots=True)
+class Summarized(ExclusionReason):
+    """Dropped for the budget, and told in the summary placed after the system messages instead."""
+
+    variant: ClassVar[str] = "Summarized"
+    dropped_because: str
+
+    def describe(self) -> str:
+        return f"Summarized: dropped ({self.dropped_because}) and told in the summary"
+
 
 DEFAULT_PART_COST = 765
 """Tokens charged for one image or other non-text part: OpenAI's price of a 1024x1024 high-detail image."""
@@ -75,3 +178,124 @@ class ChatOptions:
         if low_detail:
             return self.low_detail_image_cost
         return self.part_costs.get(part_type, self.part_cost)
+
+
+ChatPolicy = Union["Pipeline", "Policy", str, None]
+"""What ``policy`` accepts: ``None`` (the chat preset), a preset name, a Policy or a Pipeline."""
+
+
+def chat_pipeline() -> Pipeline:
+    """The ``chat`` preset: recency (weight 3) and kind (weight 1), greedy slicing, chronological order."""
+    from cupel.policy import chat
+
+    return Pipeline.from_policy(chat())
+
+
+def _resolve_pipeline(policy: object) -> Pipeline:
+    """The one place a ``policy`` argument becomes a pipeline: None, a Pipeline, a Policy or a preset name."""
+    return _resolve(policy)[0]
+
+
+def _resolve(policy: object) -> tuple[Pipeline, ChatSettings]:
+    """The pipeline and chat settings of a ``policy`` argument (a Pipeline has the default settings)."""
+    from cupel.policy import Policy, get_preset
+
+    if policy is None:
+        return chat_pipeline(), ChatSettings()
+    if isinstance(policy, Pipeline):
+        return policy, ChatSettings()
+    if isinstance(policy, str):
+        policy = get_preset(policy)
+    if isinstance(policy, Policy):
+        return Pipeline.from_policy(policy), policy.chat or ChatSettings()
+    raise CupelTypeError(
+        f"policy must be None, a preset name, a cupel.Policy or a cupel.Pipeline, got {policy!r}"
+    )
+
+
+def chat_settings(
+    policy: object,
+    *,
+    strategy: str | None = None,
+    keep_first_turn: bool | None = None,
+    recent_share: float | None = None,
+    start_on: str | None = None,
+) -> tuple[Pipeline, ChatSettings]:
+    """The pipeline and settings a selection runs with: the policy's, overridden by the keywords given."""
+    pipeline, settings = _resolve(policy)
+    changes: dict[str, Any] = {
+        name: value
+        for name, value in (
+            ("strategy", strategy),
+            ("keep_first_turn", keep_first_turn),
+            ("recent_share", recent_share),
+            ("start_on", start_on),
+        )
+        if value is not None
+    }
+    return pipeline, dataclasses.replace(settings, **changes) if changes else settings
+
+
+def policy_name(policy: object) -> str | None:
+    """The preset a ``policy`` argument names, for traced runs (``None`` for other policies)."""
+    return "chat" if policy is None else policy if isinstance(policy, str) else None
+
+
+def selection_attributes(policy: object, keywords: Mapping[str, Any]) -> dict[str, object]:
+    """A traced selection's policy name (when known) and strategy (when the arguments are valid)."""
+    try:
+        overrides = {name: keywords.get(name) for name in SETTING_KEYWORDS}
+        strategy: str | None = chat_settings(policy, **overrides)[1].strategy
+    except CupelError:
+        strategy = None  # the selection raises this itself, and its span records it
+    return {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": strategy}
+
+
+OnInvalid = Literal["error", "repair"]
+
+
+SETTING_KEYWORDS = ("strategy", "keep_first_turn", "recent_share", "start_on")
+"""The keywords of :func:`select_messages` that override the policy's chat settings."""
+
+
+def check_on_invalid(on_invalid: object) -> OnInvalid:
+    """``on_invalid`` checked: ``"error"`` (raise on a broken history) or ``"repair"``."""
+    if on_invalid not in ("error", "repair"):
+        raise InvalidConfigurationError(f"on_invalid must be 'error' or 'repair', got {on_invalid!r}")
+    return "repair" if on_invalid == "repair" else "error"
+
+
+def check_session(session: object) -> ChatSession | None:
+    """``session`` checked: ``None`` or a :class:`~cupel.chat.ChatSession`."""
+    if session is not None and not isinstance(session, ChatSession):
+        raise CupelTypeError(
+            f"session must be a cupel.chat.ChatSession or None, got {type(session).__name__}"
+        )
+    return session
+
+
+def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
+    """A :class:`ContextBudget`, or an int ``n`` meaning ``ContextBudget(n, n)``."""
+    if isinstance(budget, ContextBudget):
+        return budget
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise CupelTypeError(f"budget must be a ContextBudget or an int, got {budget!r}")
+    if budget < 0:
+        raise InvalidConfigurationError(f"budget must be >= 0, got {budget}")
+    return ContextBudget(budget, budget)
+
+
+KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {
+        "strategy": None,
+        "keep_first_turn": None,
+        "recent_share": None,
+        "start_on": None,
+        "on_invalid": "error",
+        "summarize": None,
+        "summary_tokens": 0,
+        "session": None,
+        # StableWindow's compaction at its low-water mark: raise when the latest turn does not fit.
+        "_strict_latest": False,
+    }
+)

@@ -1,159 +1,83 @@
-"""select_messages: trim a transcript to a budget in one call, keeping tool-call units whole."""
+"""``select_messages``: one call through the stages read → units and turns → choose → render.
+
+Every front end (dicts, LangChain messages, the framework integrations, ``StableWindow``'s
+compactions, the async twin) comes through :func:`plan_selection` with its format's
+:class:`~cupel.chat.read.Reader`; summaries and tracing wrap it (:mod:`cupel.chat.plan`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
-from cupel.chat._columns import read_columns
-from cupel.chat._parse import (
-    MessageView,
-    ParsedMessage,
-    parse_message,
-    parse_plain,
-    plain_columns,
-    view_of_mapping,
+from cupel import _async
+from cupel.chat.choose import select_turn_records
+from cupel.chat.choose_units import (
+    lacks_question,
+    last_with_question,
+    scan_last,
+    select_last,
+    select_turns,
+    unit_roles,
 )
-from cupel.chat.convert import (
+from cupel.chat.options import (
+    KEYWORD_DEFAULTS,
+    SETTING_KEYWORDS,
+    ChatOptions,
+    ChatPolicy,
+    OnInvalid,
+    _resolve,
+    _resolve_pipeline,
+    chat_settings,
+    check_on_invalid,
+    check_session,
+    policy_name,
+    resolve_budget,
+    selection_attributes,
+)
+from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage
+from cupel.chat.plan import Summarizer, finish_plan, plan_summary, run_planned, run_planned_async
+from cupel.chat.read import (
+    DICTS,
     INDICES_KEY,
     MESSAGES_KEY,
     ROLES_KEY,
-    _as_list,
+    Reader,
+    TranscriptColumns,
     _resolve_options,
     items_of_parsed,
-    message_costs,
-    messages_to_items,
+    message_token_counts,
     parsed_costs,
-    to_messages,
+    read_columns,
+    repair_links,
 )
-from cupel.chat.last import scan_last, select_last
-from cupel.chat.options import ChatOptions
-from cupel.chat.repair import repair_links
-from cupel.chat.selection import ChatSelection, resolve_budget
-from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import finish_plan, plan_summary, run_planned
-from cupel.chat.turn_report import select_turns_fast
-from cupel.chat.whole_turns import select_turns
+from cupel.chat.render import ChatSelection, to_messages, turns_selection
+from cupel.chat.session import ChatSession
+from cupel.chat.units import turn_records
 from cupel.diagnostics.hooks import active_sink, run_attributes
 from cupel.diagnostics.report import ExcludedItem, SelectionReport
-from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem, ContextSource
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ChatStrategy
+from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 from cupel.tokens.base import CounterLike
 
-if TYPE_CHECKING:
-    from cupel.policy import Policy
-
 __all__ = [
-    "SETTING_KEYWORDS",
-    "ChatPolicy",
-    "ChatSelection",
-    "OnInvalid",
-    "chat_pipeline",
-    "chat_settings",
-    "check_on_invalid",
+    "aselect_messages",
     "plan_messages",
-    "resolve_budget",
-    "select_items",
+    "plan_selection",
     "select_messages",
     "select_repaired",
     "select_turns_fast",
     "select_window",
-    "selection_attributes",
+    "select_with",
 ]
 
-M = TypeVar("M")
+
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
-
-ChatPolicy = Union["Pipeline", "Policy", str, None]
-"""What ``policy`` accepts: ``None`` (the chat preset), a preset name, a Policy or a Pipeline."""
-
-
-def chat_pipeline() -> Pipeline:
-    """The ``chat`` preset: recency (weight 3) and kind (weight 1), greedy slicing, chronological order."""
-    from cupel.policy import chat
-
-    return Pipeline.from_policy(chat())
-
-
-@functools.cache
-def _default_pipeline() -> Pipeline:
-    """The chat preset's pipeline, built once: selection only reads it."""
-    return chat_pipeline()
-
-
-def _resolve_pipeline(policy: object) -> Pipeline:
-    """The one place a ``policy`` argument becomes a pipeline: None, a Pipeline, a Policy or a preset name."""
-    return _resolve(policy)[0]
-
-
-def _resolve(policy: object) -> tuple[Pipeline, ChatSettings]:
-    """The pipeline and chat settings of a ``policy`` argument (a Pipeline has the default settings)."""
-    from cupel.policy import Policy, get_preset
-
-    if policy is None:
-        return _default_pipeline(), ChatSettings()
-    if isinstance(policy, Pipeline):
-        return policy, ChatSettings()
-    if isinstance(policy, str):
-        policy = get_preset(policy)
-    if isinstance(policy, Policy):
-        return Pipeline.from_policy(policy), policy.chat or ChatSettings()
-    raise CupelTypeError(
-        f"policy must be None, a preset name, a cupel.Policy or a cupel.Pipeline, got {policy!r}"
-    )
-
-
-def chat_settings(
-    policy: object,
-    *,
-    strategy: str | None = None,
-    keep_first_turn: bool | None = None,
-    recent_share: float | None = None,
-    start_on: str | None = None,
-) -> tuple[Pipeline, ChatSettings]:
-    """The pipeline and settings a selection runs with: the policy's, overridden by the keywords given."""
-    pipeline, settings = _resolve(policy)
-    changes: dict[str, Any] = {
-        name: value
-        for name, value in (
-            ("strategy", strategy),
-            ("keep_first_turn", keep_first_turn),
-            ("recent_share", recent_share),
-            ("start_on", start_on),
-        )
-        if value is not None
-    }
-    return pipeline, dataclasses.replace(settings, **changes) if changes else settings
-
-
-def select_items(
-    items: Sequence[ContextItem], budget: ContextBudget | int, policy: object
-) -> tuple[list[Any], SelectionReport]:
-    """Run the policy's pipeline over chat items and expand the selection back into messages."""
-    pipeline = _resolve_pipeline(policy)
-    # Traced runs (cupel.otel.tracing) name the preset they ran, when it is one.
-    with run_attributes({"cupel.policy.name": policy_name(policy)}):
-        report = pipeline.dry_run(items, resolve_budget(budget))
-    return to_messages(report.items), report
-
-
-def policy_name(policy: object) -> str | None:
-    """The preset a ``policy`` argument names, for traced runs (``None`` for other policies)."""
-    return "chat" if policy is None else policy if isinstance(policy, str) else None
-
-
-def selection_attributes(policy: object, keywords: Mapping[str, Any]) -> dict[str, object]:
-    """A traced selection's policy name (when known) and strategy (when the arguments are valid)."""
-    try:
-        overrides = {name: keywords.get(name) for name in SETTING_KEYWORDS}
-        strategy: str | None = chat_settings(policy, **overrides)[1].strategy
-    except CupelError:
-        strategy = None  # the selection raises this itself, and its span records it
-    return {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": strategy}
 
 
 def select_units(
@@ -161,8 +85,13 @@ def select_units(
     budget: ContextBudget | int,
     policy: object,
     settings: ChatSettings | None = None,
+    *,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
-    """Select from chat items (one per unit, in transcript order) and expand the choice into messages."""
+    """Select from chat items (one per unit, in transcript order) and expand the choice into messages.
+
+    ``strict`` raises when the latest turn does not fit instead of applying the agent rule
+    (:func:`~cupel.chat.choose.latest_overflow`)."""
     resolved = resolve_budget(budget)
     if settings is None:
         pipeline, settings = _resolve(policy)
@@ -173,6 +102,13 @@ def select_units(
         return ChatSelection(tuple(to_messages(report.items)), report)
     if settings.strategy == "last":
         choice = select_last(items, resolved, start_on=settings.start_on)
+        lead = next(
+            (p for p, item in enumerate(items) if not item.pinned or unit_roles(item)[0] not in SYSTEM_ROLES),
+            len(items),
+        )
+        start = next((p for p in range(lead, len(items)) if choice.kept[p]), len(items))
+        if lacks_question(lambda p: unit_roles(items[p])[0], len(items), start, lead):
+            choice = last_with_question(items, resolved, pipeline.overflow_strategy)
         system_first = False
     else:
         choice = select_turns(
@@ -181,6 +117,7 @@ def select_units(
             pipeline,
             keep_first_turn=settings.keep_first_turn,
             recent_share=settings.recent_share,
+            strict=strict,
         )
         system_first = True
     kept = choice.kept_items()
@@ -220,6 +157,8 @@ def select_window(
         options=chosen,
         start_on=settings.start_on,
     )
+    if lacks_question(lambda index: views(index).role, len(originals), window.start, len(window.pinned)):
+        return select_units(to_items(), resolved, pipeline, settings)  # never a window without a question
     kept = [originals[index] for index in window.pinned] + list(originals[window.start :])
 
     def report() -> SelectionReport:
@@ -227,12 +166,6 @@ def select_window(
         return choice.report(pipeline.scorer)
 
     return ChatSelection(tuple(kept), report, tokens=window.tokens)
-
-
-OnInvalid = Literal["error", "repair"]
-
-SETTING_KEYWORDS = ("strategy", "keep_first_turn", "recent_share", "start_on")
-"""The keywords of :func:`select_messages` that override the policy's chat settings."""
 
 
 def select_repaired(
@@ -244,11 +177,12 @@ def select_repaired(
     *,
     counter: CounterLike | None,
     options: ChatOptions,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
     """Repair the transcript's tool-call links, select from what remains, and report every repair."""
     alive, repairs = repair_links(parsed)
     items = items_of_parsed(alive, originals, counter=counter, options=options, timestamps=None)
-    selection = select_units(items, budget, pipeline, settings)
+    selection = select_units(items, budget, pipeline, settings, strict=strict)
     if not repairs:
         return selection
     costs = dict(zip((message.index for message in parsed), parsed_costs(parsed, counter), strict=True))
@@ -284,11 +218,27 @@ def select_repaired(
     return ChatSelection(selection.messages, report, tokens=selection.tokens)
 
 
-def check_on_invalid(on_invalid: object) -> OnInvalid:
-    """``on_invalid`` checked: ``"error"`` (raise on a broken history) or ``"repair"``."""
-    if on_invalid not in ("error", "repair"):
-        raise InvalidConfigurationError(f"on_invalid must be 'error' or 'repair', got {on_invalid!r}")
-    return "repair" if on_invalid == "repair" else "error"
+def select_turns_fast(
+    columns: TranscriptColumns,
+    originals: Sequence[Any],
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+    *,
+    options: ChatOptions,
+    strict: bool = False,
+) -> ChatSelection[Any]:
+    """The ``"turns"`` strategy on a transcript read into columns: units and turns, choose, render."""
+    records = turn_records(columns, originals, options)
+    outcome = select_turn_records(
+        records,
+        budget,
+        pipeline,
+        keep_first_turn=settings.keep_first_turn,
+        recent_share=settings.recent_share,
+        strict=strict,
+    )
+    return turns_selection(records, outcome, budget, pipeline, settings)
 
 
 def select_messages(
@@ -305,6 +255,7 @@ def select_messages(
     on_invalid: OnInvalid = "error",
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
+    session: ChatSession | None = None,
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
@@ -315,27 +266,30 @@ def select_messages(
     the policy's :class:`~cupel.policy.ChatSettings`. Returns the kept messages (the same objects, in
     transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
     :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
-    results and tool calls without a result (see :mod:`cupel.chat.repair`) instead of raising, and
+    results and tool calls without a result (see :mod:`cupel.chat.read`) instead of raising, and
     reports each dropped message. ``summarize`` (a callable, or ``True`` for
-    :class:`~cupel.chat.summarize.FirstLines`) summarises what was dropped in ``summary_tokens``
-    reserved tokens, placed right after the system messages; nothing dropped, no summary.
+    :class:`~cupel.chat.plan.FirstLines`) summarises what was dropped in ``summary_tokens``
+    reserved tokens, placed right after the system messages; nothing dropped, no summary. ``session``
+    (a :class:`~cupel.chat.ChatSession` held by the caller across turns) reuses token counts and
+    report items from the previous call; without it nothing is kept between calls.
     """
-    keywords = locals()
+    return select_with(messages, budget, policy, counter, options, locals())
+
+
+def select_with(
+    messages: Sequence[Any],
+    budget: ContextBudget | int,
+    policy: object,
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    keywords: Mapping[str, Any],
+    reader: Reader = DICTS,
+) -> ChatSelection[Any]:
+    """:func:`select_messages` with its keywords as a mapping (every key of ``KEYWORD_DEFAULTS``)."""
     if active_sink() is None:  # untraced: no span, no closures
-        return finish_plan(_plan(messages, budget, policy, counter, options, keywords))
-    plan = functools.partial(_plan, messages, budget, policy, counter, options, keywords)
+        return finish_plan(plan_selection(messages, budget, policy, counter, options, keywords, reader))
+    plan = functools.partial(plan_selection, messages, budget, policy, counter, options, keywords, reader)
     return run_planned(plan, messages, budget, lambda: selection_attributes(policy, keywords))
-
-
-_KEYWORD_DEFAULTS: dict[str, Any] = {
-    "strategy": None,
-    "keep_first_turn": None,
-    "recent_share": None,
-    "start_on": None,
-    "on_invalid": "error",
-    "summarize": None,
-    "summary_tokens": 0,
-}
 
 
 def plan_messages(
@@ -351,40 +305,43 @@ def plan_messages(
 
     The async front end awaits ``plan.run_async(summarizer)``, so an async summariser runs on the loop.
     """
-    unknown = sorted(set(keywords) - set(_KEYWORD_DEFAULTS))
+    unknown = sorted(set(keywords) - set(KEYWORD_DEFAULTS))
     if unknown:
         raise CupelTypeError(f"select_messages() got unexpected keyword arguments: {', '.join(unknown)}")
-    return _plan(messages, budget, policy, counter, options, {**_KEYWORD_DEFAULTS, **keywords})
+    return plan_selection(messages, budget, policy, counter, options, {**KEYWORD_DEFAULTS, **keywords})
 
 
-def _plan(
+def plan_selection(
     messages: Sequence[Any],
     budget: ContextBudget | int,
     policy: object,
     counter: CounterLike | None,
     options: ChatOptions | None,
     keywords: Mapping[str, Any],
+    reader: Reader = DICTS,
 ) -> ChatSelection[Any] | tuple[Any, Any]:
+    """A selection of any message format (``reader`` reads it), planned up to its summary."""
     pipeline, settings = chat_settings(policy, **{name: keywords[name] for name in SETTING_KEYWORDS})
-    originals = _as_list(messages, "messages")
+    originals = reader.checked(messages)
     on_invalid = check_on_invalid(keywords["on_invalid"])
+    session = check_session(keywords.get("session"))
+    strict = bool(keywords.get("_strict_latest", False))
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
         attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
         with run_attributes(attributes):
-            return _select_dicts(originals, resolved, pipeline, settings, counter, options, on_invalid)
-
-    def cost_of(message: Any) -> int:
-        return message_costs([view_of_mapping(message, 0)], counter, options)[0]
+            return _select(
+                reader, originals, resolved, pipeline, settings, counter, options, on_invalid, session, strict
+            )
 
     final, plan, summarize = plan_summary(
         run,
         budget,
         keywords["summarize"],
         keywords["summary_tokens"],
-        make_message=lambda text: {"role": "system", "content": text},
-        cost_of=cost_of,
-        role_of=lambda message: str(message.get("role")),
+        make_message=reader.system_message,
+        cost_of=lambda message: reader.cost_of(message, counter, options),
+        role_of=reader.role_of,
         counter=counter,
     )
     if final is not None:
@@ -392,7 +349,8 @@ def _plan(
     return plan, summarize
 
 
-def _select_dicts(
+def _select(
+    reader: Reader,
     originals: list[Any],
     budget: ContextBudget,
     pipeline: Pipeline,
@@ -400,35 +358,86 @@ def _select_dicts(
     counter: CounterLike | None,
     options: ChatOptions | None,
     on_invalid: OnInvalid,
+    session: ChatSession | None,
+    strict: bool = False,
 ) -> ChatSelection[Any]:
-    """One selection over message dicts, by the settings' strategy."""
+    """One selection by the settings' strategy: read, units and turns, choose, render."""
     if on_invalid == "repair":
         chosen = options or ChatOptions()
-        parsed = [
-            parse_plain(message, index, chosen)
-            or parse_message(view_of_mapping(message, index), index, chosen)
-            for index, message in enumerate(originals)
-        ]
-        return select_repaired(parsed, originals, budget, pipeline, settings, counter=counter, options=chosen)
+        parsed = [reader.parse(message, index, chosen) for index, message in enumerate(originals)]
+        return select_repaired(
+            parsed, originals, budget, pipeline, settings, counter=counter, options=chosen, strict=strict
+        )
     if settings.strategy == "last":
         return select_window(
             originals,
-            lambda index: view_of_mapping(originals[index], index),
+            lambda index: reader.view(originals[index], index),
             budget,
             pipeline,
             settings,
             counter=counter,
             options=options,
-            to_items=lambda: messages_to_items(originals, counter=counter, options=options),
-            plain=lambda message, index, chosen: parse_plain(message, index, chosen, render=False),
+            to_items=lambda: reader.items(originals, counter, options),
+            plain=reader.plain,
         )
     if settings.strategy == "turns":
         chosen = _resolve_options(options)
+        columns = read_columns(
+            originals,
+            reader.plain_columns,
+            lambda message, index: reader.parse(message, index, chosen),
+            counter=counter,
+            options=chosen,
+            session=session,
+        )
+        return select_turns_fast(
+            columns, originals, budget, pipeline, settings, options=chosen, strict=strict
+        )
+    items = reader.items(originals, counter, options)
+    return select_units(items, budget, pipeline, settings, strict=strict)
 
-        def parse(message: Any, index: int) -> ParsedMessage:
-            return parse_message(view_of_mapping(message, index), index, chosen)
 
-        columns = read_columns(originals, plain_columns, parse, counter=counter, options=chosen)
-        return select_turns_fast(columns, originals, budget, pipeline, settings, options=chosen)
-    items = messages_to_items(originals, counter=counter, options=options)
-    return select_units(items, budget, pipeline, settings)
+async def aselect_messages(
+    messages: Iterable[MessageT] | AsyncIterable[MessageT],
+    budget: ContextBudget | int,
+    policy: ChatPolicy = None,
+    counter: AsyncCounterLike | None = None,
+    *,
+    options: ChatOptions | None = None,
+    **select_options: Any,
+) -> ChatSelection[MessageT]:
+    """Async :func:`~cupel.chat.select_messages`: same arguments, same result.
+
+    ``messages`` may be an async iterable (drained before selection starts); ``counter`` may be async
+    (each distinct text awaited once, before selection). Other keyword arguments go to
+    ``select_messages`` unchanged. Selection itself runs inline, or in a worker thread for long
+    transcripts (see ``docs/python-api.md``, *Async*).
+    """
+    select = functools.partial(_aselect, messages, budget, policy, counter, options, select_options)
+    return await run_planned_async(select, budget, lambda: selection_attributes(policy, select_options))
+
+
+async def _aselect(
+    messages: Iterable[MessageT] | AsyncIterable[MessageT],
+    budget: ContextBudget | int,
+    policy: ChatPolicy,
+    counter: AsyncCounterLike | None,
+    options: ChatOptions | None,
+    select_options: dict[str, Any],
+) -> tuple[ChatSelection[MessageT], list[MessageT]]:
+    """The selection and the transcript it was made from (drained from ``messages``)."""
+    collected: list[MessageT] = await _async.collect(messages, "messages")
+    # Every message's texts, counted without linking tool calls: a broken history reaches selection,
+    # which raises on it or (on_invalid="repair") repairs it.
+    sync_counter = await counted_in_advance(
+        lambda recorder: message_token_counts(collected, counter=recorder, options=options), counter
+    )
+    planned = await _async.run_cpu(
+        lambda: plan_messages(collected, budget, policy, sync_counter, options=options, **select_options),
+        len(collected),
+    )
+    if isinstance(planned, ChatSelection):
+        return planned, collected
+    # A summary is due: the summariser (maybe async) runs here, on the caller's loop.
+    plan, summarize = planned
+    return await plan.run_async(summarize), collected

@@ -17,17 +17,22 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from cupel.chat._choice import Choice
-from cupel.chat._parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
-from cupel.chat.aselect import aselect_messages
-from cupel.chat.convert import _as_list, messages_to_items, parsed_costs
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, chat_settings, select_messages
-from cupel.chat.selection import ChatSelection, resolve_budget
-from cupel.chat.stable_selection import Compacted, StableSelection
-from cupel.chat.stable_trace import traced_turn
-from cupel.chat.summarize import Summarizer
-from cupel.chat.turns import unit_indices
+from cupel.chat.choose import Choice
+from cupel.chat.choose_units import unit_indices
+from cupel.chat.options import (
+    KEYWORD_DEFAULTS,
+    ChatOptions,
+    ChatPolicy,
+    Compacted,
+    chat_settings,
+    resolve_budget,
+)
+from cupel.chat.parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
+from cupel.chat.plan import Summarizer, traced_turn
+from cupel.chat.read import _as_list, messages_to_items, parsed_costs
+from cupel.chat.render import ChatSelection, StableSelection
+from cupel.chat.select import aselect_messages, select_messages, select_with
+from cupel.chat.session import ChatSession
 from cupel.chat.window_state import (
     WindowState,
     extend_digest,
@@ -50,7 +55,12 @@ from cupel.pipeline import compute_effective_budget
 from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.base import CounterLike
 
-__all__ = ["DEFAULT_HIGH_WATER", "DEFAULT_LOW_WATER", "StableWindow"]
+__all__ = [
+    "DEFAULT_HIGH_WATER",
+    "DEFAULT_LOW_WATER",
+    "StableWindow",
+]
+
 
 MessageT = TypeVar("MessageT", bound=Mapping[str, Any])
 
@@ -164,6 +174,8 @@ class StableWindow:
         self._digest: Any = None
         # The summary message object sent since the last compaction (the same object every turn).
         self._summary: Mapping[str, Any] | None = None if state is None else state.summary
+        # Token counts and report items reused from one compaction to the next (see ChatSession).
+        self._session = ChatSession()
 
     @property
     def state(self) -> WindowState | None:
@@ -196,7 +208,13 @@ class StableWindow:
             return step
         originals, previous = step
         try:
-            chosen = select_messages(originals, self._low_budget, **self._keywords())
+            keywords = {**KEYWORD_DEFAULTS, **self._keywords(strict=True)}
+            policy, counter, options = (
+                keywords.pop("policy"),
+                keywords.pop("counter"),
+                keywords.pop("options"),
+            )
+            chosen = select_with(originals, self._low_budget, policy, counter, options, keywords)
         except _TOO_SMALL:
             chosen = select_messages(originals, self._budget, **self._keywords())
         return self._compact(originals, previous, chosen)
@@ -215,7 +233,7 @@ class StableWindow:
             return step
         originals, previous = step
         try:
-            chosen = await aselect_messages(originals, self._low_budget, **self._keywords())
+            chosen = await aselect_messages(originals, self._low_budget, **self._keywords(strict=True))
         except _TOO_SMALL:
             chosen = await aselect_messages(originals, self._budget, **self._keywords())
         return self._compact(originals, previous, chosen)
@@ -302,10 +320,12 @@ class StableWindow:
         positions = positions_of(new_state.kept)
         return self._selection(originals, new_state, positions, prefix=previous, compacted=False, report=None)
 
-    def _keywords(self) -> dict[str, Any]:
-        """What a compaction passes to ``select_messages`` besides the transcript and budget."""
+    def _keywords(self, *, strict: bool = False) -> dict[str, Any]:
+        """What a compaction passes to ``select_messages`` besides the transcript and budget;
+        ``strict`` (the low-water attempt) raises when the latest turn does not fit there, so the
+        compaction selects at the full budget instead."""
         settings = self._settings
-        return {
+        keywords = {
             "policy": self._pipeline,
             "counter": self._counter,
             "options": self._options,
@@ -315,7 +335,11 @@ class StableWindow:
             "start_on": settings.start_on,
             "summarize": self._summarize,
             "summary_tokens": self._summary_tokens,
+            "session": self._session,
         }
+        if strict:
+            keywords["_strict_latest"] = True
+        return keywords
 
     def _compact(
         self, originals: list[Any], previous: WindowState | None, chosen: ChatSelection[Any]

@@ -14,11 +14,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from cupel.chat._parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message, view_of_mapping
 from cupel.chat.options import ChatOptions
+from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message, view_of_mapping
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
-__all__ = ["PROVIDERS", "Provider", "Violation", "transcript_provider", "validate_transcript"]
+__all__ = [
+    "PROVIDERS",
+    "Provider",
+    "Violation",
+    "transcript_provider",
+    "validate_transcript",
+]
+
 
 Provider = Literal["openai", "anthropic", "langchain"]
 PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "langchain")

@@ -79,14 +79,14 @@ class TurnGroup:
     @property
     def summarized(self) -> bool:
         """Whether a unit of the turn is told in the summary instead."""
-        from cupel.chat.reasons import Summarized
+        from cupel.chat.options import Summarized
 
         return any(isinstance(entry.reason, Summarized) for entry in self.entries)
 
     @property
     def repaired(self) -> bool:
         """Whether repair removed a unit of the turn (an orphaned result or an unanswered call)."""
-        from cupel.chat.reasons import OrphanedToolResult, UnansweredToolCall
+        from cupel.chat.options import OrphanedToolResult, UnansweredToolCall
 
         repairs = (OrphanedToolResult, UnansweredToolCall)
         return any(isinstance(entry.reason, repairs) for entry in self.entries)
@@ -94,7 +94,7 @@ class TurnGroup:
 
 def is_transcript_report(report: SelectionReport) -> bool:
     """Whether every entry of ``report`` is a chat unit (the report of a transcript's selection)."""
-    from cupel.chat.convert import INDICES_KEY
+    from cupel.chat.read import INDICES_KEY
 
     items = [entry.item for entry in report.included] + [entry.item for entry in report.excluded]
     return bool(items) and all(INDICES_KEY in item.metadata for item in items)
@@ -104,8 +104,8 @@ def group_turns(
     report: SelectionReport,
 ) -> tuple[tuple[IncludedItem | ExcludedItem, ...], tuple[TurnGroup, ...]]:
     """A transcript's report entries as system units (a summary first) and turns, in transcript order."""
-    from cupel.chat.convert import INDICES_KEY
-    from cupel.chat.turns import split_turns
+    from cupel.chat.choose_units import split_turns
+    from cupel.chat.read import INDICES_KEY
 
     entries: dict[int, IncludedItem | ExcludedItem] = {id(entry.item): entry for entry in report.included}
     entries.update((id(entry.item), entry) for entry in report.excluded)

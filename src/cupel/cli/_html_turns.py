@@ -27,7 +27,7 @@ _COLUMNS: list[tuple[str, int | None, bool]] = [
 
 
 def _is_summary(entry: _Entry) -> bool:
-    from cupel.chat.convert import INDICES_KEY
+    from cupel.chat.read import INDICES_KEY
 
     # A summary is not one of the transcript's messages: it has no position in it.
     return bool(entry.item.metadata[INDICES_KEY][0] < 0)
@@ -51,7 +51,7 @@ def _reason(entry: _Entry) -> str:
 
 
 def _unit_row(entry: _Entry) -> str:
-    from cupel.chat.turns import unit_roles
+    from cupel.chat.choose_units import unit_roles
 
     status = _unit_status(entry)
     kept = "kept" if isinstance(entry, IncludedItem) else "dropped"
@@ -88,7 +88,7 @@ def _group(label: str, number: str, turn: TurnGroup, status: str) -> str:
 
 def turn_tables(report: SelectionReport) -> str:
     """The report's units grouped by turn: system messages (a summary first) then each turn in order."""
-    from cupel.chat.turns import unit_roles
+    from cupel.chat.choose_units import unit_roles
 
     system, turns = group_turns(report)
     groups = []

@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cupel.chat.select import ChatPolicy, _resolve_pipeline, resolve_budget
+from cupel.chat.options import ChatPolicy, _resolve_pipeline, resolve_budget
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from cupel.chat import langchain as lc_chat
-from cupel.chat._parse import MessageView
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy
+from cupel.chat.options import ChatOptions, ChatPolicy
+from cupel.chat.parse import MessageView
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
 from cupel.integrations._trim import Trimmer, TrimSettings

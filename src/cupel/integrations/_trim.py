@@ -17,21 +17,19 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cupel.chat._parse import MessageView, parse_message
-from cupel.chat.convert import build_items, message_costs
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import (
+from cupel.chat.options import (
+    ChatOptions,
     ChatPolicy,
-    ChatSelection,
     OnInvalid,
     chat_settings,
     check_on_invalid,
     policy_name,
-    select_repaired,
-    select_units,
 )
-from cupel.chat.summarize import Summarizer
-from cupel.chat.summarized import plan_summary, run_planned, run_planned_async
+from cupel.chat.parse import MessageView, parse_message
+from cupel.chat.plan import Summarizer, plan_summary, run_planned, run_planned_async
+from cupel.chat.read import build_items, message_costs
+from cupel.chat.render import ChatSelection
+from cupel.chat.select import select_repaired, select_units
 from cupel.diagnostics.hooks import run_attributes
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import shrink_budget, tool_schema_tokens

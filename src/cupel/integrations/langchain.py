@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, OnInvalid
-from cupel.chat.summarize import Summarizer
+from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid
+from cupel.chat.plan import Summarizer
 from cupel.integrations._common import missing_extra, select_ranked
 from cupel.model import ContextBudget
 from cupel.policy.chat_settings import ChatStrategy

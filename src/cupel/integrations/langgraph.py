@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, OnInvalid
-from cupel.chat.summarize import Summarizer
+from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid
+from cupel.chat.plan import Summarizer
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
 from cupel.model import ContextBudget

@@ -17,10 +17,9 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from cupel.chat._parse import MessageView
-from cupel.chat.options import ChatOptions
-from cupel.chat.select import ChatPolicy, OnInvalid
-from cupel.chat.summarize import Summarizer
+from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid
+from cupel.chat.parse import MessageView
+from cupel.chat.plan import Summarizer
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import missing_extra
 from cupel.integrations._trim import Trimmer, TrimSettings

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cupel.protocols import Scorer
+    from cupel.scorers.columns import ItemColumns
 
 
 class ScorerBase(ABC):
@@ -31,6 +32,10 @@ class ScorerBase(ABC):
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
         """Return ``[score(item, items) for item in items]``, possibly faster."""
         return [self.score(item, items) for item in items]
+
+    def score_columns(self, batch: ItemColumns) -> Any:
+        """``score_all`` of a column batch (:mod:`cupel.scorers.columns`); by default of its items."""
+        return self.score_all(batch.items())
 
 
 def score_items(scorer: Scorer, items: Sequence[ContextItem]) -> list[float]:
@@ -64,6 +69,23 @@ def score_items(scorer: Scorer, items: Sequence[ContextItem]) -> list[float]:
                 )
             checked[index] = to_float(value) if isinstance(value, int) else float(value)
     return checked
+
+
+def column_of(scorer: Scorer, batch: ItemColumns) -> Any:
+    """The scorer's scores of ``batch``: a list, or a float64 array where a built-in ranks with numpy
+    (CompositeScorer combines arrays without building lists)."""
+    method = getattr(scorer, "score_columns", None)
+    if method is not None and _is_builtin(scorer):
+        return method(batch)
+    return score_items(scorer, batch.items())
+
+
+def score_columns(scorer: Scorer, batch: ItemColumns) -> list[float]:
+    """Score every item of ``batch`` against the whole batch: what ``scorer.score_all`` gives its items.
+
+    The one scoring entry point of the pipeline (Stage 2) and of chat selection.
+    """
+    return listed(column_of(scorer, batch))
 
 
 def _is_builtin(component: object) -> bool:

@@ -9,7 +9,13 @@ from cupel import _numeric
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Scorer
-from cupel.scorers._base import ScorerBase, _is_builtin, bind_query, check_weight, score_items
+from cupel.scorers._base import ScorerBase, _is_builtin, bind_query, check_weight, column_of, score_items
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
+
+    from cupel.scorers.columns import ItemColumns
 
 
 class CompositeScorer(ScorerBase):
@@ -63,6 +69,10 @@ class CompositeScorer(ScorerBase):
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
         return self.combine([_child_column(scorer, items) for scorer in self.scorers])
+
+    def score_columns(self, batch: ItemColumns) -> Any:
+        """The children's column scores of the batch, combined as ``score_all`` combines them."""
+        return self.combine([column_of(scorer, batch) for scorer in self.scorers])
 
     def combine(self, columns: Sequence[Sequence[float]]) -> list[float]:
         """The weighted sum of the children's whole-list scores, one column per child in child order

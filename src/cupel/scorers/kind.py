@@ -15,6 +15,8 @@ TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 
+    from cupel.scorers.columns import ItemColumns
+
 DEFAULT_KIND_WEIGHTS: Mapping[ContextKind, float] = MappingProxyType(
     {
         ContextKind.SYSTEM_PROMPT: 1.0,
@@ -72,6 +74,17 @@ class KindScorer(ScorerBase):
             return self.score_all(items)
         weights = self._by_folded_kind
         return per_kind_floats(items, lambda folded: weights.get(folded, 0.0))
+
+    def score_columns(self, batch: ItemColumns) -> Any:
+        """Each distinct kind of the batch looked up once."""
+        if batch.source is not None:
+            return self._score_column(batch.source)
+        kinds = batch.kinds()
+        weights = self._by_folded_kind
+        # Kinds are interned: a few distinct objects, each looked up once (by identity, not by hash).
+        distinct = {id(kind): kind for kind in kinds}
+        known = {key: weights.get(ascii_fold(kind), 0.0) for key, kind in distinct.items()}
+        return list(map(known.__getitem__, map(id, kinds)))
 
     def __repr__(self) -> str:
         if self.weights == DEFAULT_KIND_WEIGHTS:

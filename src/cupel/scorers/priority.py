@@ -12,6 +12,8 @@ TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 
+    from cupel.scorers.columns import ItemColumns
+
 _KEY = attrgetter("priority")
 
 
@@ -33,6 +35,12 @@ class PriorityScorer(ScorerBase):
         """``score_all`` as a float64 array when numpy ranks the keys (CompositeScorer combines the
         arrays without building lists)."""
         return rank_column(list(map(_KEY, items)), items)
+
+    def score_columns(self, batch: ItemColumns) -> Any:
+        """Ranks of the batch's priorities."""
+        if batch.source is not None:
+            return self._score_column(batch.source)
+        return rank_column(batch.priorities(), ())
 
     def __repr__(self) -> str:
         return "PriorityScorer()"

@@ -13,6 +13,8 @@ TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 
+    from cupel.scorers.columns import ItemColumns
+
 _KEY = attrgetter("_timestamp_us")
 
 
@@ -34,6 +36,12 @@ class RecencyScorer(ScorerBase):
         """``score_all`` as a float64 array when numpy ranks the keys (CompositeScorer combines the
         arrays without building lists); the run remembers the timestamp keys for ChronologicalPlacer."""
         return rank_column(list(map(_KEY, items)), items, TIMESTAMPS)
+
+    def score_columns(self, batch: ItemColumns) -> Any:
+        """Ranks of the batch's order keys (any keys in the timestamps' order rank alike)."""
+        if batch.source is not None:
+            return self._score_column(batch.source)
+        return rank_column(list(batch.order_keys()), ())
 
     def __repr__(self) -> str:
         return "RecencyScorer()"

@@ -9,6 +9,10 @@ from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ascii_fold
 from cupel.scorers._base import ScorerBase, check_weight
 
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from cupel.scorers.columns import ItemColumns
+
 
 class TagScorer(ScorerBase):
     """Sum the weights of the item's configured tags over the total configured weight, capped at 1.0.
@@ -48,12 +52,15 @@ class TagScorer(ScorerBase):
         self._total_weight = total
 
     def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:
+        return self._score_tags(item.tags)
+
+    def _score_tags(self, tags: tuple[str, ...]) -> float:
         total = self._total_weight
-        if total == 0.0 or not item.tags:
+        if total == 0.0 or not tags:
             return 0.0
         lookup = self._lookup
         matched = 0.0
-        for tag in item.tags:
+        for tag in tags:
             key = tag if self.case_sensitive else ascii_fold(tag)
             if key in lookup:
                 matched += lookup[key]
@@ -61,6 +68,21 @@ class TagScorer(ScorerBase):
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
         return [self.score(item, items) for item in items]
+
+    def score_columns(self, batch: ItemColumns) -> list[float]:
+        """Each distinct tag tuple of the batch scored once; with one weighted tag, by its presence
+        where the batch can tell it (its items' tags are then distinct)."""
+        if batch.source is not None:
+            return self.score_all(batch.source)
+        if len(self.tag_weights) == 1 and self.case_sensitive:
+            (tag,) = self.tag_weights
+            present = batch.presence(tag)
+            if present is not None:
+                with_tag, without = self._score_tags((tag,)), self._score_tags(())
+                return [with_tag if has else without for has in present]
+        tags = batch.tags()
+        known = {value: self._score_tags(value) for value in set(tags)}
+        return list(map(known.__getitem__, tags))
 
     def __repr__(self) -> str:
         suffix = "" if self.case_sensitive else ", case_sensitive=False"

@@ -1,7 +1,9 @@
-"""Reading chat messages: validation, token-accounting terms, tool-call links and a text rendering.
+"""Stage 1 of a chat selection, one message at a time: validation, token terms, links, rendering.
 
 Both message formats reduce to a :class:`MessageView` first, so OpenAI-style dicts and the LangChain
-adapter share one set of rules and one set of error messages.
+adapter share one set of rules and one set of error messages. A plain message (only a role and a
+text) is parsed without a view (:func:`parse_plain`); :func:`link_units` groups tool calls with the
+messages answering them.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
+from types import MappingProxyType
 from typing import Any, TypeGuard
 
 from cupel._frozen import dataclass, field
@@ -31,18 +34,21 @@ __all__ = [
     "view_of_mapping",
 ]
 
+
 ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool", "function")
 SYSTEM_ROLES = frozenset({"system", "developer"})
 
 # Part type -> the key holding its text. Every other part type is a non-text part with a fixed cost.
-_TEXT_PARTS: Mapping[str, str] = {
-    "text": "text",
-    "input_text": "text",
-    "output_text": "text",
-    "refusal": "refusal",
-    "thinking": "thinking",
-    "reasoning": "reasoning",
-}
+_TEXT_PARTS: Mapping[str, str] = MappingProxyType(
+    {
+        "text": "text",
+        "input_text": "text",
+        "output_text": "text",
+        "refusal": "refusal",
+        "thinking": "thinking",
+        "reasoning": "reasoning",
+    }
+)
 # LangChain allows a reasoning block without its text.
 _OPTIONAL_TEXT = frozenset({"reasoning"})
 _IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})

@@ -1,0 +1,445 @@
+"""Stage 4 of a chat selection: the kept messages, and the report when it is read.
+
+:class:`ChatSelection` holds the kept message objects (the caller's own, in transcript order) and
+builds its :class:`~cupel.SelectionReport` on first access: for ``"turns"`` column by column from the
+unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`.
+:func:`to_messages` expands unit items back into messages. :class:`StableSelection` is a
+``StableWindow`` turn's selection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from itertools import chain, compress, filterfalse, repeat
+from itertools import count as naturals
+from operator import itemgetter, not_, sub
+from typing import Any, Generic, TypeVar
+
+from cupel import _numeric
+from cupel._gc_pause import collector_paused
+from cupel._trusted import trusted_batch
+from cupel.chat.choose import ColumnRun, TurnOutcome, score_candidates
+from cupel.chat.choose_units import select_turns
+from cupel.chat.parse import SYSTEM_ROLES
+from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
+from cupel.chat.units import TurnRecords, candidate_batch, kind_codes, unit_item, unit_items
+from cupel.diagnostics.attribution import SliceAttribution
+from cupel.diagnostics.hooks import active_sink, installed
+from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.errors import (
+    CupelTypeError,
+    InvalidConfigurationError,
+)
+from cupel.model import ContextBudget, ContextItem
+from cupel.pipeline import Pipeline
+from cupel.policy.chat_settings import ChatSettings
+from cupel.scorers.columns import ItemColumns
+
+__all__ = [
+    "ChatSelection",
+    "StableSelection",
+    "kept_positions",
+    "to_messages",
+    "turns_report",
+    "turns_selection",
+    "with_cache_control",
+]
+
+
+def to_messages(items: Sequence[ContextItem] | SelectionReport, *, system_first: bool = True) -> list[Any]:
+    """Expand selected chat items back into their original messages, in transcript order.
+
+    Every unit comes back whole, so each tool result follows its call. With ``system_first`` (the
+    default) system and developer messages lead, each group keeping its original order. The placed order
+    of ``items`` does not matter: a transcript's order is part of its meaning.
+    """
+    from cupel.diagnostics.report import SelectionReport  # here: reading a transcript needs no report
+
+    if isinstance(items, SelectionReport):
+        items = items.items
+    if not isinstance(system_first, bool):
+        raise CupelTypeError(f"system_first must be a bool, got {system_first!r}")
+    entries: list[tuple[int, bool, Any]] = []
+    seen: dict[int, int] = {}
+    for position, item in enumerate(_as_list(items, "items")):
+        if not isinstance(item, ContextItem):
+            raise CupelTypeError(f"items[{position}] must be a ContextItem, got {item!r}")
+        # Lists are accepted too: an item read back from the JSON wire form holds lists, not tuples.
+        indices = _sequence(item.metadata.get(INDICES_KEY))
+        messages = _sequence(item.metadata.get(MESSAGES_KEY))
+        roles = _sequence(item.metadata.get(ROLES_KEY))
+        if not (
+            indices is not None
+            and messages is not None
+            and roles is not None
+            and len(indices) == len(messages) == len(roles) > 0
+            and all(isinstance(index, int) and not isinstance(index, bool) for index in indices)
+        ):
+            raise InvalidConfigurationError(
+                f"items[{position}] is not a chat item: its metadata lacks {INDICES_KEY!r}, "
+                f"{MESSAGES_KEY!r} and {ROLES_KEY!r}; build chat items with messages_to_items"
+            )
+        for index, role, message in zip(indices, roles, messages, strict=True):
+            if index in seen:
+                raise InvalidConfigurationError(
+                    f"items[{position}] holds message {index}, which items[{seen[index]}] already holds"
+                )
+            seen[index] = position
+            entries.append((index, system_first and role in SYSTEM_ROLES, message))
+    # Sorting on (not system, index) lifts system messages to the front and keeps order within groups.
+    entries.sort(key=lambda entry: (not entry[1], entry[0]))
+    return [message for _, _, message in entries]
+
+
+M = TypeVar("M")
+
+
+class ChatSelection(Generic[M]):
+    """The trimmed transcript and the report explaining it.
+
+    The report is built on first access (selection itself never needs it), so a caller that only
+    wants the messages does not pay for explaining them.
+    """
+
+    __slots__ = ("_build", "_report", "messages", "tokens")
+
+    messages: tuple[M, ...]
+    tokens: int
+    """Tokens of the kept messages, as charged during selection."""
+    _report: SelectionReport | None
+    _build: Callable[[], SelectionReport] | None
+
+    def __init__(
+        self,
+        messages: tuple[M, ...],
+        report: SelectionReport | Callable[[], SelectionReport],
+        *,
+        tokens: int | None = None,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "messages", messages)
+        if isinstance(report, SelectionReport):
+            init(self, "_report", report)
+            init(self, "_build", None)
+            init(self, "tokens", report.included_tokens if tokens is None else tokens)
+        else:
+            if tokens is None:
+                raise CupelTypeError("ChatSelection needs tokens when its report is built lazily")
+            init(self, "_report", None)
+            init(self, "_build", report)
+            init(self, "tokens", tokens)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    @property
+    def report(self) -> SelectionReport:
+        """The :class:`~cupel.SelectionReport`: one entry per unit, kept in transcript order."""
+        built: SelectionReport | None = self._report
+        if built is None:
+            build: Callable[[], SelectionReport] = self._build  # type: ignore[assignment]
+            if active_sink() is None:
+                built = build()
+            else:
+                # Explaining a selection re-runs parts of it; those runs are not selections to trace.
+                with installed(None):
+                    built = build()
+            object.__setattr__(self, "_report", built)
+            object.__setattr__(self, "_build", None)
+        return built
+
+    def __repr__(self) -> str:
+        return f"ChatSelection(messages={len(self.messages)}, tokens={self.tokens})"
+
+    @property
+    def excluded_messages(self) -> tuple[M, ...]:
+        """The dropped messages, in transcript order."""
+        return tuple(to_messages([entry.item for entry in self.report.excluded], system_first=False))
+
+
+_included = trusted_batch(IncludedItem)
+_excluded = trusted_batch(ExcludedItem)
+
+
+def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline) -> SelectionReport | None:
+    """The reference's report from the columns, or ``None`` where only the reference can tell."""
+    if outcome.by_pipeline:
+        return None
+    count = len(records.tokens)
+    reasons: list[ExclusionReason | None] = [None] * count  # by unit position
+    for position, reason in outcome.reasons.items():
+        reasons[position] = reason
+    run = outcome.run
+    if run is not None and not _older_reasons(run, outcome, pipeline, reasons):
+        return None
+    pinned = records.pinned_units()
+    loose = list(compress(range(count), map(not_, pinned)))
+    items = unit_items(records, pinned)
+    scored = score_candidates(pipeline.scorer, _unit_batch(records, loose, items)) if loose else []
+    scores = [1.0] * count
+    deque(map(scores.__setitem__, loose, scored), maxlen=0)
+    kept = outcome.kept
+    tokens = records.tokens
+    included = list(compress(range(count), kept))
+    left_out = list(compress(range(count), map(not_, kept)))
+    # By score descending, then position: a stable sort keeps ascending positions among equal scores
+    # (the column-scored policies give no NaN); numpy's for a large list, else Python's.
+    excluded = _numeric.order_by_score(scores, left_out)
+    if excluded is None:
+        excluded = sorted(left_out, key=scores.__getitem__, reverse=True)
+    return SelectionReport(
+        events=(),
+        included=tuple(
+            _included(
+                len(included),
+                map(items.__getitem__, included),
+                map(scores.__getitem__, included),
+                [
+                    InclusionReason.PINNED
+                    if pinned[position]
+                    else InclusionReason.ZERO_TOKEN
+                    if tokens[position] == 0
+                    else InclusionReason.SCORED
+                    for position in included
+                ],
+            )
+        ),
+        excluded=tuple(
+            _excluded(
+                len(excluded),
+                map(items.__getitem__, excluded),
+                map(scores.__getitem__, excluded),
+                map(reasons.__getitem__, excluded),
+            )
+        ),
+        total_candidates=count,
+        total_tokens_considered=sum(tokens),
+    )
+
+
+def _older_reasons(
+    run: ColumnRun,
+    outcome: TurnOutcome,
+    pipeline: Pipeline,
+    reasons: list[ExclusionReason | None],
+) -> bool:
+    """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
+    if len(run.chosen) == len(run.order):
+        return True
+    detailed = getattr(pipeline.slicer, "slice_indices_detailed", None)
+    if detailed is None:
+        return False
+    tokens = run.tokens
+    scores = run.scores
+    chosen, skipped = detailed(run.order, tokens, scores, run.budget)
+    target = run.budget.target_tokens
+    attribution = SliceAttribution.of_selection(
+        target,
+        target,
+        None,
+        sum(map(tokens.__getitem__, chosen)),
+        list(map(scores.__getitem__, chosen)),
+        type(pipeline.slicer).__name__,
+    )
+    selected = set(chosen)
+    left_out = list(filterfalse(selected.__contains__, run.order))
+    left_tokens = list(map(tokens.__getitem__, left_out))
+    if list(map(itemgetter(0), skipped)) == left_out:  # each left out explained, in order (greedy)
+        explained: list[int | None] = list(map(itemgetter(1), skipped))
+    else:
+        explained = list(map(dict(skipped).get, left_out))
+    # Equal reasons come back as one shared object (they are immutable values).
+    found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
+    spans = outcome.spans
+    if spans is not None:
+        # The older turns' units are one run of positions: each takes its turn's reason (None for a
+        # chosen turn's units, which are kept, so never read) in one slice assignment.
+        starts, ends = spans
+        turns = len(starts)
+        by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
+        deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+        size = len(reasons)
+        reasons[starts[0] : ends[-1]] = chain.from_iterable(
+            map(repeat, by_candidate[:turns], map(sub, ends, starts))
+        )
+        assert len(reasons) == size  # consecutive turns: the slice is replaced by as many reasons
+        left_out = [c for c in range(turns, len(tokens)) if by_candidate[c] is not None]
+        found = list(map(by_candidate.__getitem__, left_out))  # type: ignore[arg-type]
+    groups = list(map(outcome.members, left_out))
+    positions = chain.from_iterable(groups)
+    shared = chain.from_iterable(map(repeat, found, map(len, groups)))
+    deque(map(reasons.__setitem__, positions, shared), maxlen=0)
+    return True
+
+
+def _unit_batch(records: TurnRecords, loose: list[int], items: list[ContextItem]) -> ItemColumns:
+    """The unpinned units as a scoring batch (the report scores every unit as the reference does)."""
+    roles = records.columns.roles
+    single = records.units is None
+
+    def kinds() -> list[int]:  # built only for a scorer that reads kinds
+        return list(map(kind_codes(records).__getitem__, loose))
+
+    def tags() -> list[tuple[str, ...]]:
+        if single:
+            return [(roles[position],) for position in loose]
+        return [tuple(dict.fromkeys(records.roles(position))) for position in loose]
+
+    def presence(tag: str) -> list[bool] | None:
+        if single:
+            return list(map(tag.__eq__, map(roles.__getitem__, loose)))
+        return [tag in records.roles(position) for position in loose]
+
+    keys = loose if single else [records.indices(position)[0] for position in loose]
+    return candidate_batch(
+        len(loose),
+        order_keys=keys,
+        kinds=kinds,
+        tags=tags,
+        presence=presence,
+        items=lambda: list(map(items.__getitem__, loose)),
+    )
+
+
+def turns_selection(
+    records: TurnRecords,
+    outcome: TurnOutcome,
+    budget: ContextBudget,
+    pipeline: Pipeline,
+    settings: ChatSettings,
+) -> ChatSelection[Any]:
+    """The kept messages of a ``"turns"`` outcome; the report, when read, from its unit items (or
+    from the plain reference where the columns cannot tell)."""
+    kept, tokens = kept_positions(records, outcome)
+
+    def report() -> SelectionReport:
+        with collector_paused():  # a few records per unit, none in a cycle (see cupel._gc_pause)
+            fast = turns_report(records, outcome, pipeline)
+        if fast is not None:
+            return fast
+        choice = select_turns(
+            [unit_item(records, position) for position in range(len(records.tokens))],
+            budget,
+            pipeline,
+            keep_first_turn=settings.keep_first_turn,
+            recent_share=settings.recent_share,
+            notify=False,
+        )
+        return choice.report(pipeline.scorer)
+
+    originals = records.originals
+    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
+
+
+class StableSelection(ChatSelection[M]):
+    """A :class:`ChatSelection` that also says how much of it the previous turn already sent.
+
+    ``prefix`` leading messages are the previous turn's messages, unchanged and in the same order (0
+    on a window's first turn or after an edit); ``base`` leading messages came from the last
+    compaction; ``system`` leading messages are system or developer messages; ``compacted`` is true
+    when the strategy chose afresh this turn (the first turn, a compaction, or after an edit).
+    """
+
+    __slots__ = ("base", "compacted", "prefix", "system")
+
+    prefix: int
+    base: int
+    system: int
+    compacted: bool
+
+    def __init__(
+        self,
+        messages: tuple[M, ...],
+        report: SelectionReport | Callable[[], SelectionReport],
+        *,
+        tokens: int,
+        prefix: int,
+        base: int,
+        system: int,
+        compacted: bool,
+    ) -> None:
+        super().__init__(messages, report, tokens=tokens)
+        init = object.__setattr__
+        init(self, "prefix", prefix)
+        init(self, "base", base)
+        init(self, "system", system)
+        init(self, "compacted", compacted)
+
+    @property
+    def cache_breakpoints(self) -> tuple[int, ...]:
+        """Positions in ``messages`` to end a cached prefix at (Anthropic allows four ``cache_control``).
+
+        The last system message (stable across compactions), the last message of the compaction's
+        selection (stable until the next one), the last message the previous turn sent (read from the
+        cache now) and the last message (written for the next turn), each once, ascending.
+        """
+        marks = {self.system - 1, self.base - 1, self.prefix - 1, len(self.messages) - 1}
+        return tuple(sorted(mark for mark in marks if mark >= 0))
+
+    def __repr__(self) -> str:
+        return (
+            f"StableSelection(messages={len(self.messages)}, tokens={self.tokens}, prefix={self.prefix}, "
+            f"compacted={self.compacted})"
+        )
+
+
+def with_cache_control(
+    messages: Sequence[Mapping[str, Any]],
+    breakpoints: Sequence[int],
+    *,
+    cache_control: Mapping[str, Any] | None = None,
+) -> list[Mapping[str, Any]]:
+    """``messages`` with Anthropic's ``cache_control`` on the last content block of each breakpoint.
+
+    The marked messages are copies (a string content becomes one text block); the others are the
+    same objects. ``cache_control`` defaults to ``{"type": "ephemeral"}``.
+    """
+    marker = dict(cache_control) if cache_control is not None else {"type": "ephemeral"}
+    out: list[Mapping[str, Any]] = list(messages)
+    for position in breakpoints:
+        if not 0 <= position < len(out):
+            raise InvalidConfigurationError(f"breakpoint {position} is outside the {len(out)} messages")
+        message = dict(out[position])
+        content = message.get("content")
+        if isinstance(content, str):
+            blocks: list[Any] = [{"type": "text", "text": content}]
+        elif isinstance(content, list) and content:
+            blocks = list(content)
+        else:
+            raise InvalidConfigurationError(
+                f"messages[{position}] has no content block to mark with cache_control"
+            )
+        last = blocks[-1]
+        if not isinstance(last, Mapping):
+            raise CupelTypeError(f"messages[{position}].content[-1] must be a mapping, got {last!r}")
+        blocks[-1] = {**last, "cache_control": dict(marker)}
+        message["content"] = blocks
+        out[position] = message
+    return out
+
+
+def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:
+    """The kept units' message positions, system units first, and their tokens."""
+    kept = outcome.kept
+    first_roles = records.first_roles
+    system = list(compress(naturals(), map(SYSTEM_ROLES.__contains__, first_roles)))
+    tokens = sum(compress(records.tokens, kept))
+    if records.units is None:
+        leading = [position for position in system if kept[position]]
+        if not leading:
+            return list(compress(range(len(kept)), kept)), tokens
+        lifted = set(leading)
+        return leading + [p for p in compress(range(len(kept)), kept) if p not in lifted], tokens
+    roles = records.columns.roles
+    first: list[int] = []
+    rest: list[int] = []
+    for position, keep in enumerate(kept):
+        if keep:
+            for index in records.units[position]:
+                (first if roles[index] in SYSTEM_ROLES else rest).append(index)
+    first.sort()
+    rest.sort()
+    return first + rest, tokens

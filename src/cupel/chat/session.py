@@ -1,0 +1,229 @@
+"""ChatSession: what a running chat reuses from one selection to the next, held by the caller.
+
+A chat is trimmed again on every turn, over a transcript that only grew. A session passed to
+:func:`~cupel.chat.select_messages` (``session=``) keeps, for the next call:
+
+- **token counts** per text, for the counter it last counted with (a count depends on the text alone,
+  as the :class:`~cupel.tokens.TokenCounter` protocol says; counters are matched by equality, so
+  ``HeuristicCounter()`` built anew each call shares one table). At most ``TABLE_LIMIT`` texts and
+  ``CHAR_LIMIT`` characters of them; the table is emptied when full, and a text longer than that is
+  counted and not kept.
+- **the last report's unit items**, by position, with the keys they were made from (each message's
+  object, role and text; each unit's messages, tokens and pin), for at most ``KEPT`` units: the next
+  report reuses the leading units on which all of them agree. The kept items hold their messages
+  alive until the next report or :meth:`ChatSession.clear`.
+- **per-position values** (synthetic timestamps, rendering openings) for up to ``KEPT`` positions.
+
+Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
+same. A session may be shared between threads (a lock guards each replacement); it is meant for one
+conversation, whose transcript grows.
+"""
+
+from __future__ import annotations
+
+import _thread
+from collections.abc import Callable, Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import is_, ne
+from typing import Any
+
+from cupel.model import ContextItem
+from cupel.tokens.base import CounterLike, TokenCounter, count_texts
+from cupel.tokens.items import count_distinct
+from cupel.tokens.resolve import resolve_counter
+
+__all__ = [
+    "CHAR_LIMIT",
+    "KEPT",
+    "TABLE_LIMIT",
+    "ChatSession",
+    "MessageKey",
+    "UnitKey",
+    "count_texts_once",
+]
+
+
+TABLE_LIMIT = 1 << 18
+CHAR_LIMIT = 1 << 27  # 128 Mi characters: the texts are the caller's transcript, alive anyway
+
+KEPT = 1 << 18
+"""Units (and positions) a session keeps at most; a longer transcript is built for the call alone."""
+
+MessageKey = tuple[list[int], list[str], list[object]]
+"""Per message: its ``id``, its role, and its text (plain) or ``(rendering,)`` (any other)."""
+
+UnitKey = tuple[list[tuple[int, ...]] | None, list[int], list[bool]]
+"""Per unit: its message positions (``None``: every message is a unit of its own), its tokens and
+whether it is pinned."""
+
+
+class ChatSession:
+    """What one conversation's selections reuse: token counts, report items, per-position values.
+
+    Pass it as ``session=`` to :func:`~cupel.chat.select_messages` (or the LangChain twin) on every
+    turn; :class:`~cupel.chat.StableWindow` holds one of its own. See the module docstring for what
+    it keeps and how much.
+    """
+
+    __slots__ = ("_chars", "_counter", "_counts", "_items", "_lock", "_positions")
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._counter: object = None
+        self._counts: dict[str, int] = {}
+        self._chars = 0
+        # The last transcript's keys and items; replaced as a whole, never changed in place.
+        self._items: tuple[MessageKey, UnitKey, list[ContextItem]] | None = None
+        # Per-position values by name; each list replaced, never grown in place.
+        self._positions: dict[str, list[Any]] = {}
+
+    def __repr__(self) -> str:
+        units = 0 if self._items is None else len(self._items[2])
+        return f"ChatSession(counts={len(self._counts)}, items={units})"
+
+    def clear(self) -> None:
+        """Forget everything kept."""
+        with self._lock:
+            self._counter = None
+            self._counts = {}
+            self._chars = 0
+            self._items = None
+            self._positions = {}
+
+    # Token counts ---------------------------------------------------------------------------------
+
+    def count(self, texts: Sequence[str], counter: TokenCounter) -> list[int]:
+        """One count per text, from the table when known; misses counted in one ``count_many`` call,
+        each distinct text once, in first-seen order (so a counter's errors read as without it)."""
+        try:
+            hash(counter)
+        except TypeError:
+            return count_distinct(texts, counter)
+        with self._lock:
+            if self._counter != counter:
+                self._counter, self._counts, self._chars = counter, {}, 0
+            table = self._counts
+        if not table:
+            return self._count_new(texts, counter)[1]
+        counts: list[int | None] = list(map(table.get, texts))
+        if None not in counts:
+            return counts  # type: ignore[return-value]
+        found = self._count_new(list(compress(texts, map(is_, counts, repeat(None)))), counter)[0]
+        return list(map(found.get, texts, counts))  # type: ignore[arg-type]
+
+    def _count_new(self, texts: Sequence[str], counter: TokenCounter) -> tuple[dict[str, int], list[int]]:
+        found, counted = _counted(texts, counter)
+        kept = found
+        chars = sum(map(len, kept))
+        if chars > CHAR_LIMIT and max(map(len, kept)) > CHAR_LIMIT:  # a text too long to keep
+            kept = {text: tokens for text, tokens in found.items() if len(text) <= CHAR_LIMIT}
+            chars = sum(map(len, kept))
+        with self._lock:
+            if self._counter != counter:
+                return found, counted
+            if len(self._counts) + len(kept) > TABLE_LIMIT or self._chars + chars > CHAR_LIMIT:
+                self._counts, self._chars = {}, 0
+            if len(kept) <= TABLE_LIMIT and chars <= CHAR_LIMIT:
+                self._counts.update(kept)
+                self._chars += chars
+        return found, counted
+
+    # Per-position values --------------------------------------------------------------------------
+
+    def positions(self, name: str, make: Callable[[range], Iterable[Any]], needed: int) -> list[Any]:
+        """The values of positions ``0 .. needed - 1`` made by ``make`` (or a longer list: read by index)."""
+        with self._lock:
+            values = self._positions.get(name, [])
+        if len(values) >= needed:
+            return values
+        values = [*values, *make(range(len(values), needed))]
+        if needed <= KEPT:
+            with self._lock:
+                self._positions[name] = values
+        return values
+
+    # Report items ---------------------------------------------------------------------------------
+
+    def items(
+        self, messages: MessageKey, units: UnitKey, build: Callable[[int], list[ContextItem]]
+    ) -> list[ContextItem]:
+        """The items of every unit: those kept where the keys agree, then ``build(start)``'s (the items
+        of units ``start`` onwards). The list may be shared with later calls: read it only."""
+        size = len(units[1])
+        kept = self._items
+        start = 0 if kept is None else _reusable(kept, messages, units)
+        if kept is not None and start == size == len(kept[2]):
+            return kept[2]
+        items = build(start)
+        if start:
+            assert kept is not None
+            items[:0] = kept[2][:start]
+        if size <= KEPT and len(messages[0]) <= KEPT:
+            stored_messages: MessageKey = (list(messages[0]), list(messages[1]), list(messages[2]))
+            layout = None if units[0] is None else list(units[0])
+            stored_units: UnitKey = (layout, list(units[1]), list(units[2]))
+            with self._lock:
+                self._items = (stored_messages, stored_units, items)
+        return items
+
+
+def positions(
+    session: ChatSession | None, name: str, make: Callable[[range], Iterable[Any]], needed: int
+) -> list[Any]:
+    """Per-position values from ``session`` (kept there), or made for this call alone."""
+    if session is None:
+        return list(make(range(needed)))
+    return session.positions(name, make, needed)
+
+
+def count_texts_once(
+    texts: Sequence[str], counter: CounterLike | None, session: ChatSession | None = None
+) -> list[int]:
+    """One count per text with ``counter`` (default ``HeuristicCounter()``), each distinct text once;
+    through ``session``'s table when one is given."""
+    resolved = resolve_counter(counter)
+    if session is None:
+        return _counted(texts, resolved)[1]
+    return session.count(texts, resolved)
+
+
+def _counted(texts: Sequence[str], counter: TokenCounter) -> tuple[dict[str, int], list[int]]:
+    """Count ``texts`` (each distinct one once): the counts by text, and per text."""
+    found = dict.fromkeys(texts, 0)
+    if len(found) == len(texts):  # no repeat (the usual case): the texts as they are, no second list
+        counted = count_texts(counter, texts)
+        found.update(zip(texts, counted, strict=True))
+    else:
+        unique = list(found)
+        found.update(zip(unique, count_texts(counter, unique), strict=True))
+        counted = list(map(found.__getitem__, texts))
+    return found, counted
+
+
+def _agreeing(old: Sequence[object], new: Sequence[object], limit: int) -> int:
+    """How many leading positions (at most ``limit``) hold equal values in both columns."""
+    if old[:limit] == new[:limit]:  # one C-level pass in the usual case (nothing changed)
+        return limit
+    return next(compress(count(), map(ne, old[:limit], new[:limit])))
+
+
+def _reusable(
+    old: tuple[MessageKey, UnitKey, list[ContextItem]], messages: MessageKey, units: UnitKey
+) -> int:
+    """How many leading units of the old items are the new transcript's."""
+    old_messages, old_units, _ = old
+    if (old_units[0] is None) is not (units[0] is None):
+        return 0
+    agreed = min(len(messages[0]), len(old_messages[0]))
+    olds: tuple[Sequence[object], ...] = old_messages
+    news: tuple[Sequence[object], ...] = messages
+    for old_column, new_column in zip(olds, news, strict=True):
+        agreed = _agreeing(old_column, new_column, agreed)
+    start = min(len(units[1]), len(old[2]))
+    for old_unit_column, new_unit_column in zip(old_units, units, strict=True):
+        if new_unit_column is not None:
+            start = _agreeing(old_unit_column, new_unit_column, start)  # type: ignore[arg-type]
+    if units[0] is None:
+        return min(start, agreed)
+    # The leading units whose messages all lie within the agreeing messages.
+    return next(compress(count(), map(agreed.__le__, map(max, units[0][:start]))), start)

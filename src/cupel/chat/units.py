@@ -1,0 +1,375 @@
+"""Stage 2 of a chat selection: units and turns over the transcript's columns, and their items.
+
+:class:`TurnRecords` holds, per unit, its messages, tokens, roles and pin; a turn is a run of unit
+positions (a user message and everything up to the next one). A unit's ContextItem
+(:func:`unit_item`, or :func:`unit_items` column by column for a report) is built only when asked
+for, equal field by field to what :func:`~cupel.chat.messages_to_items` builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import repeat
+from typing import Any
+
+from cupel._trusted import trusted_batch, trusted_constructor
+from cupel.chat.options import ChatOptions
+from cupel.chat.parse import SYSTEM_ROLES
+from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
+from cupel.chat.session import positions
+from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
+from cupel.scorers.columns import ItemColumns
+
+__all__ = [
+    "KINDS",
+    "TurnRecords",
+    "candidate_batch",
+    "kind_codes",
+    "turn_item_of",
+    "turn_kind",
+    "turn_records",
+    "turn_roles",
+    "turn_units",
+    "unit_item",
+    "unit_items",
+]
+
+KINDS = (ContextKind.MESSAGE, ContextKind.TOOL_OUTPUT, ContextKind.SYSTEM_PROMPT)
+"""The kinds a unit or turn can have, by the code :func:`kind_codes` gives."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecords:
+    """A transcript's units as columns: each unit's first role and tokens, and which units are pinned.
+
+    ``units`` holds each unit's message positions (``None``: unit ``p`` is message ``p`` alone).
+    """
+
+    columns: TranscriptColumns
+    originals: Sequence[object]
+    units: list[tuple[int, ...]] | None
+    first_roles: list[str]
+    tokens: list[int]
+    pin_system: bool
+    last_user_unit: int | None
+
+    def indices(self, position: int) -> tuple[int, ...]:
+        """The message positions of unit ``position``."""
+        return (position,) if self.units is None else self.units[position]
+
+    def roles(self, position: int) -> tuple[str, ...]:
+        """The roles of unit ``position``'s messages."""
+        roles = self.columns.roles
+        return tuple(roles[index] for index in self.indices(position))
+
+    def pinned(self, position: int) -> bool:
+        """Whether the item conversion pins unit ``position``."""
+        if self.pin_system and self.first_roles[position] in SYSTEM_ROLES:
+            return True
+        return position == self.last_user_unit
+
+    def pinned_units(self) -> list[bool]:
+        """:meth:`pinned` of every unit."""
+        if self.pin_system:
+            pinned = [role in SYSTEM_ROLES for role in self.first_roles]
+        else:
+            pinned = [False] * len(self.first_roles)
+        if self.last_user_unit is not None:
+            pinned[self.last_user_unit] = True
+        return pinned
+
+
+def turn_records(
+    columns: TranscriptColumns, originals: Sequence[object], options: ChatOptions
+) -> TurnRecords:
+    """The unit columns of a transcript read by :func:`~cupel.chat.read.read_columns`."""
+    roles = columns.roles
+    units = columns.units
+    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else None
+    if units is None:
+        first_roles, tokens = roles, columns.costs
+        last_user_unit = last_user
+    else:
+        costs = columns.costs
+        first_roles = [roles[unit[0]] for unit in units]
+        tokens = [costs[unit[0]] if len(unit) == 1 else sum(costs[index] for index in unit) for unit in units]
+        last_user_unit = next((position for position, unit in enumerate(units) if last_user in unit), None)
+    return TurnRecords(
+        columns,
+        originals,
+        units,
+        first_roles,
+        tokens,
+        options.pin_system,
+        last_user_unit if options.pin_last_user else None,
+    )
+
+
+# Every ContextItem field, positionally, in declaration order, without ``__init__``'s validation.
+_new_item = trusted_constructor(ContextItem)
+
+
+def _trusted_item(
+    content: str,
+    tokens: int,
+    kind: ContextKind,
+    source: ContextSource,
+    tags: tuple[str, ...],
+    metadata: Mapping[str, Any],
+    timestamp: datetime,
+    pinned: bool = False,
+) -> ContextItem:
+    """A ContextItem built without validation, from values valid by construction (non-empty content,
+    int tokens, enum members, a tuple of str tags, an aware timestamp): one per unit or older turn,
+    where validation would dominate the strategy's time.
+    """
+    return _new_item(
+        content,
+        tokens,
+        kind,
+        source,
+        None,
+        tags,
+        _ReadOnlyMap(metadata),
+        timestamp,
+        None,
+        pinned,
+        None,
+        epoch_microseconds(timestamp),
+    )
+
+
+def unit_item(records: TurnRecords, position: int) -> ContextItem:
+    """The item :func:`~cupel.chat.read.items_of_parsed` builds for unit ``position``."""
+    indices = records.indices(position)
+    roles = records.roles(position)
+    rendering = records.columns.rendering
+    return _trusted_item(
+        "\n".join(map(rendering, indices)),
+        records.tokens[position],
+        ContextKind.SYSTEM_PROMPT
+        if roles[0] in SYSTEM_ROLES
+        else ContextKind.TOOL_OUTPUT
+        if len(indices) > 1
+        else ContextKind.MESSAGE,
+        ContextSource.CHAT,
+        tuple(dict.fromkeys(roles)),
+        {
+            MESSAGES_KEY: tuple(records.originals[index] for index in indices),
+            INDICES_KEY: indices,
+            ROLES_KEY: roles,
+        },
+        SYNTHETIC_EPOCH + timedelta(seconds=indices[0]),
+        records.pinned(position),
+    )
+
+
+def turn_units(records: TurnRecords, start: int, end: int) -> list[int]:
+    """The non-system unit positions in ``start..end-1``: a turn's units."""
+    first_roles = records.first_roles
+    return [position for position in range(start, end) if first_roles[position] not in SYSTEM_ROLES]
+
+
+def turn_roles(records: TurnRecords, units: Sequence[int]) -> tuple[str, ...]:
+    """A turn item's tags: its messages' roles, each once, in order of first appearance."""
+    if records.units is None:
+        roles = records.columns.roles
+        return tuple(dict.fromkeys(map(roles.__getitem__, units)))
+    return tuple(dict.fromkeys(role for position in units for role in records.roles(position)))
+
+
+def turn_kind(records: TurnRecords, units: Sequence[int]) -> ContextKind:
+    # A turn holds no system unit, so its kind is a tool output's if any unit has tool messages.
+    multi = records.units is not None and any(len(records.units[position]) > 1 for position in units)
+    return ContextKind.TOOL_OUTPUT if multi else ContextKind.MESSAGE
+
+
+def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> ContextItem:
+    """The item :func:`~cupel.chat.choose_units.turn_item` builds for a turn of ``units``."""
+    rendering = records.columns.rendering
+    return _trusted_item(
+        "\n".join(rendering(index) for position in units for index in records.indices(position)),
+        sum(records.tokens[position] for position in units),
+        turn_kind(records, units),
+        ContextSource.CHAT,
+        turn_roles(records, units),
+        {"cupel:chat.turn": number},
+        SYNTHETIC_EPOCH + timedelta(seconds=records.indices(units[0])[0]),
+    )
+
+
+_items = trusted_batch(ContextItem)
+_EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
+
+
+# Per position: its synthetic timestamp, that stamp in microseconds, and ``(position,)``.
+def _stamps(positions: range) -> Iterable[datetime]:
+    return map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), positions))
+
+
+def _micros(positions: range) -> Iterable[int]:
+    return map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))
+
+
+def _system_code(role: str, default: int) -> int:
+    return 2 if role in SYSTEM_ROLES else default
+
+
+def kind_codes(records: TurnRecords) -> list[int]:
+    """Each unit's kind, as its position in :data:`~cupel.chat.choose.KINDS`."""
+    codes = list(map(_system_code, records.first_roles, repeat(0)))
+    if records.units is not None:
+        for position, unit in enumerate(records.units):
+            if len(unit) > 1 and codes[position] == 0:
+                codes[position] = 1
+    return codes
+
+
+def _read_only(data: list[dict[str, object]]) -> list[Mapping[str, object]]:
+    """Each metadata dict as the read-only map an item keeps."""
+    return list(map(_ReadOnlyMap, data))
+
+
+def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
+    """Every unit's item, as :func:`~cupel.chat.units.unit_item` builds it, column by column.
+
+    Items are kept between selections (:mod:`cupel.chat.units`): read the list only, it may be
+    shared.
+    """
+    columns = records.columns
+    texts: list[object] = columns.contents  # type: ignore[assignment]
+    if columns.parsed:
+        parsed = columns.parsed
+        texts = [
+            (parsed[index].rendering,) if content is None else content
+            for index, content in enumerate(columns.contents)
+        ]
+    session = columns.session
+    build = _single_items if records.units is None else _unit_items
+    if session is None:
+        return build(records, pinned, 0)
+    messages = (list(map(id, records.originals)), columns.roles, texts)
+    units = (records.units, records.tokens, pinned)
+    return session.items(messages, units, lambda start: build(records, pinned, start))
+
+
+def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
+    """The items of units ``start`` onwards when every message is a unit of its own."""
+    count = len(records.tokens)
+    session = records.columns.session
+    stamps = positions(session, "stamps", _stamps, count)
+    micros = positions(session, "micros", _micros, count)
+    singles = positions(session, "singles", zip, count)
+    roles = records.columns.roles[start:]
+    role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
+    tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
+    # ``singles`` may be longer than the transcript (kept from a longer one): zip stops at the tags.
+    metadata = _read_only(
+        [
+            {MESSAGES_KEY: message, INDICES_KEY: single, ROLES_KEY: tag}
+            for message, single, tag in zip(
+                zip(records.originals[start:]), singles[start:], tags, strict=False
+            )
+        ]
+    )
+    return _build(
+        count - start,
+        records.columns.renderings(start),
+        records.tokens[start:],
+        kind_codes(records)[start:],
+        tags,
+        metadata,
+        stamps[start:],
+        pinned[start:],
+        micros[start:],
+    )
+
+
+def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
+    """The items of units ``start`` onwards when some hold several messages (a call and its results)."""
+    count = len(records.tokens)
+    assert records.units is not None
+    units = records.units[start:]
+    firsts = [unit[0] for unit in units]
+    needed = max(firsts, default=-1) + 1
+    session = records.columns.session
+    stamps = positions(session, "stamps", _stamps, needed)
+    micros = positions(session, "micros", _micros, needed)
+    rendering = records.columns.rendering
+    originals = records.originals
+    unit_roles = [records.roles(position) for position in range(start, count)]
+    metadata = _read_only(
+        [
+            {
+                MESSAGES_KEY: tuple(originals[index] for index in unit),
+                INDICES_KEY: unit,
+                ROLES_KEY: roles,
+            }
+            for unit, roles in zip(units, unit_roles, strict=True)
+        ]
+    )
+    return _build(
+        count - start,
+        ["\n".join(map(rendering, unit)) for unit in units],
+        records.tokens[start:],
+        kind_codes(records)[start:],
+        [tuple(dict.fromkeys(roles)) for roles in unit_roles],
+        metadata,
+        list(map(stamps.__getitem__, firsts)),
+        pinned[start:],
+        list(map(micros.__getitem__, firsts)),
+    )
+
+
+def _build(
+    count: int,
+    contents: list[str],
+    tokens: list[int],
+    codes: list[int],
+    tags: list[tuple[str, ...]],
+    metadata: list[Mapping[str, object]],
+    stamps: list[datetime],
+    pinned: list[bool],
+    micros: list[int],
+) -> list[ContextItem]:
+    """``count`` items from their columns (the fields a unit's item does not share with every other)."""
+    return _items(
+        count,
+        contents,
+        tokens,
+        list(map(KINDS.__getitem__, codes)),
+        repeat(ContextSource.CHAT),
+        repeat(None),
+        tags,
+        metadata,
+        stamps,
+        repeat(None),
+        pinned,
+        repeat(None),
+        micros,
+    )
+
+
+def candidate_batch(
+    count: int,
+    *,
+    order_keys: Sequence[int],
+    kinds: Callable[[], list[int]],
+    tags: Callable[[], list[tuple[str, ...]]],
+    presence: Callable[[str], list[bool] | None],
+    items: Callable[[], Sequence[ContextItem]],
+) -> ItemColumns:
+    """Chat candidates as a scoring batch: first message positions order them as their synthetic
+    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
+    chat items have no priority; ``items`` builds the candidates' items for any other scorer."""
+    return ItemColumns(
+        count,
+        order_keys=lambda: order_keys,
+        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
+        tags=tags,
+        priorities=lambda: [None] * count,
+        make_items=items,
+        presence=presence,
+    )
