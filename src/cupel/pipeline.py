@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
         def build_pipeline(self, *, on_overflow: Callable[[OverflowEvent], None] | None = None) -> Pipeline:
             """A pipeline configured as this object says."""
-            ...
 
 
 __all__ = ["Pipeline", "compute_effective_budget"]
@@ -255,9 +254,8 @@ class Pipeline:
         if tracer is not None:
             tracer.finish(tracer.stages.CLASSIFY, len(items), len(pinned) + len(scoreable))
 
-        # Stage 2: Score, the whole list at once.
-        scorer = bind_query(self.scorer, query)  # with the query of this call, if any
-        batch = ItemColumns.of_items(scoreable)
+        # Stage 2: Score, the whole list at once, with the query of this call (if any).
+        scorer, batch = bind_query(self.scorer, query), ItemColumns.of_items(scoreable)
         scores = _numeric.float_column(score_columns(scorer, batch)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))

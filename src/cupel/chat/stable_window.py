@@ -40,6 +40,7 @@ from cupel.chat.window_state import (
     positions_of,
     ranges_of,
     resume_mismatch,
+    selected_positions,
     with_resume_event,
 )
 from cupel.diagnostics.reasons import ExclusionReason
@@ -344,7 +345,7 @@ class StableWindow:
     def _compact(
         self, originals: list[Any], previous: WindowState | None, chosen: ChatSelection[Any]
     ) -> StableSelection[Any]:
-        positions, summary, summary_at = _positions(chosen.messages, originals)
+        positions, summary, summary_at = selected_positions(chosen.messages, originals)
         count = len(originals)
         pinned = self._pinned_tokens(originals, positions)
         ceiling = pinned + compute_effective_budget(self._budget, pinned).target_tokens
@@ -442,25 +443,3 @@ class StableWindow:
             return Choice(items, flags, reasons).report(scorer)
 
         return build
-
-
-def _positions(
-    selected: Sequence[Any], originals: Sequence[Any]
-) -> tuple[list[int], Mapping[str, Any] | None, int]:
-    """Transcript positions of the selected messages (the same objects), in the selection's order,
-    and the summary message (the one selected message not in the transcript) with its place."""
-    where: dict[int, list[int]] = {}
-    for position in range(len(originals) - 1, -1, -1):
-        where.setdefault(id(originals[position]), []).append(position)
-    # Each group (system messages first, then the rest) is in transcript order, so the smallest
-    # unused position of an object is the one selected.
-    positions: list[int] = []
-    summary: Mapping[str, Any] | None = None
-    summary_at = 0
-    for message in selected:
-        found = where.get(id(message))
-        if found:
-            positions.append(found.pop())
-        else:
-            summary, summary_at = message, len(positions)
-    return positions, summary, summary_at

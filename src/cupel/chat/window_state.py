@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, view_of_mapping
 from cupel.chat.read import message_costs
-from cupel.chat.options import ChatOptions
 from cupel.chat.validate import validate_transcript
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.report import SelectionReport
@@ -36,6 +36,7 @@ __all__ = [
     "positions_of",
     "ranges_of",
     "resume_mismatch",
+    "selected_positions",
     "with_resume_event",
 ]
 
@@ -328,3 +329,25 @@ def with_resume_event(report: SelectionReport, mismatch: str | None) -> Selectio
         return report
     event = TraceEvent(RESUME_STAGE, 0.0, 0, _notice(mismatch))
     return dataclasses.replace(report, events=(event, *report.events))
+
+
+def selected_positions(
+    selected: Sequence[Any], originals: Sequence[Any]
+) -> tuple[list[int], Mapping[str, Any] | None, int]:
+    """Transcript positions of the selected messages (the same objects), in the selection's order,
+    and the summary message (the one selected message not in the transcript) with its place."""
+    where: dict[int, list[int]] = {}
+    for position in range(len(originals) - 1, -1, -1):
+        where.setdefault(id(originals[position]), []).append(position)
+    # Each group (system messages first, then the rest) is in transcript order, so the smallest
+    # unused position of an object is the one selected.
+    positions: list[int] = []
+    summary: Mapping[str, Any] | None = None
+    summary_at = 0
+    for message in selected:
+        found = where.get(id(message))
+        if found:
+            positions.append(found.pop())
+        else:
+            summary, summary_at = message, len(positions)
+    return positions, summary, summary_at
