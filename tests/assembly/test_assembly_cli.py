@@ -89,7 +89,7 @@ GOOD = EXAMPLE.read_text(encoding="utf-8").splitlines()[0]
         (
             [GOOD, '{"document": {"id": "x",}'],
             "2000",
-            "{path}:2:25: invalid JSON: Expecting property name enclosed in double quotes",
+            "{path}:2: invalid JSON at line 2, column 25: Expecting property name enclosed in double quotes",
         ),
         ([GOOD, GOOD.replace('"score"', '"scroe"')], "2000", "{path}:2: missing field 'score'"),
         (

@@ -108,9 +108,9 @@ def line(**changes: object) -> str:
         (line().replace('"score": 0.5', '"score": 1' + "0" * 5000), "invalid JSON: Exceeds the limit"),
         (
             line(chunk__text="bad \ud800 text"),
-            "field 'chunk.text' contains a lone surrogate (U+D800 at index 4)",
+            "chunk.text: lone surrogate \\ud800 is not Unicode text",
         ),
-        (line(document__path="docs/\udcff.md"), "field 'document.path' contains a lone surrogate (U+DCFF"),
+        (line(document__path="docs/\udcff.md"), "document.path: lone surrogate \\udcff is not Unicode text"),
     ],
 )
 def test_the_jsonl_reader_reports_bad_values_on_one_line(text: str, message: str) -> None:
@@ -124,8 +124,8 @@ def test_the_jsonl_reader_reports_bad_values_on_one_line(text: str, message: str
     ("text", "message"),
     [
         (line().replace('"score": 0.5', '"score": 1' + "0" * 400), "field 'score' must be a finite number"),
-        (line(chunk__text="bad \ud800 text"), "field 'chunk.text' contains a lone surrogate"),
-        (line(document__path="docs/\udcff.md"), "field 'document.path' contains a lone surrogate"),
+        (line(chunk__text="bad \ud800 text"), "chunk.text: lone surrogate \\ud800 is not Unicode text"),
+        (line(document__path="docs/\udcff.md"), "document.path: lone surrogate \\udcff is not Unicode text"),
     ],
 )
 def test_cupel_assemble_exits_2_with_one_line_on_bad_values(text: str, message: str) -> None:

@@ -65,10 +65,21 @@ def test_optional_fields_default() -> None:
     [
         (
             '{"score": 1,',
-            "f.jsonl:2:13: invalid JSON: Expecting property name enclosed in double quotes",
+            "f.jsonl:2: invalid JSON at line 2, column 13: Expecting property name enclosed in double quotes",
             None,
         ),
         ("[1, 2]", "f.jsonl:2: expected a JSON object, got an array ([1, 2])", None),
+        # The one strict reader (cupel._input): no NaN, Infinity or 1e400 anywhere on a line.
+        (
+            line(semantic_score=1).replace('"semantic_score": 1', '"semantic_score": NaN'),
+            "f.jsonl:2: invalid JSON: NaN is not a JSON number",
+            None,
+        ),
+        (
+            line(score=1).replace('"score": 1', '"score": 1e400'),
+            "f.jsonl:2: invalid JSON: number 1e400 is out of range",
+            None,
+        ),
         (line(chunk__text=...), "f.jsonl:2: missing field 'chunk.text'", "chunk.text"),
         (line(document=...), "f.jsonl:2: missing field 'document.id'", "document.id"),
         (
@@ -100,7 +111,7 @@ def test_optional_fields_default() -> None:
             None,
         ),
         (line(document__modified_at="2024-05-02T09:30:00"), "needs a UTC offset", "document.modified_at"),
-        (line(score=float("nan")), "f.jsonl:2: field 'score' must be a finite number, got nan", "score"),
+        (line(score=float("nan")), "f.jsonl:2: invalid JSON: NaN is not a JSON number", None),
         (line(document__path="a\nb"), "f.jsonl:2: Document.path must not contain a line break", None),
         (line(document__path="other.md"), "f.jsonl:2: document 'd1' differs from line 1", "document"),
     ],

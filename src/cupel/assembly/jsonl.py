@@ -214,18 +214,10 @@ def parse_results(lines: str | Iterable[str], *, source: str = "<input>") -> tup
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ResultsFormatError(
-                f"invalid JSON: {error.msg}", source=source, line=number, column=error.colno
-            ) from None
-        except ValueError as error:
-            # e.g. an integer literal beyond Python's int-to-str digit limit
-            raise ResultsFormatError(f"invalid JSON: {error}", source=source, line=number) from None
-        except RecursionError:
-            raise ResultsFormatError(
-                f"JSON nested deeper than {_input.MAX_JSON_DEPTH} levels", source=source, line=number
-            ) from None
+            # The one strict reader: RFC 8259 (no NaN, Infinity or 1e400), nesting limit, no lone surrogates.
+            obj = _input.loads_json(text, source, line=number)
+        except _input.InputError as error:
+            raise ResultsFormatError(error.problem, source=source, line=number) from None
         if not isinstance(obj, dict):
             raise ResultsFormatError(
                 f"expected a JSON object, got {_describe(obj)}", source=source, line=number
