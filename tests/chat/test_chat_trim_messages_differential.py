@@ -20,6 +20,11 @@ from cupel.errors import BudgetOverflowError
 EXAMPLES = 300
 
 
+def broken(messages: list[Any], *, for_request: bool = True) -> set[str]:
+    found = validate_transcript(messages, "langchain", for_request=for_request)
+    return {violation.rule for violation in found}
+
+
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(
     openai_transcripts(leading_systems=1),
@@ -58,11 +63,15 @@ def test_last_matches_trim_messages(
         # The one deliberate difference: no window without a question (theirs sends none).
         assert not any(message.type == "human" for message in theirs)
         return
-    assert validate_transcript(list(ours.messages), "langchain") == []
+    # Ours breaks no rule the transcript does not (it may hold no user message, or end on a reply),
+    # and the model can answer it whenever it can answer the transcript.
+    assert broken(list(ours.messages), for_request=False) <= broken(converted, for_request=False)
+    if not broken(converted):
+        assert broken(list(ours.messages)) == set()
     assert ours.tokens <= budget
     if any(m.type == "human" for m in converted) and not any(m.type == "human" for m in theirs):
         # The deliberate difference: theirs holds no question; ours keeps the last one.
         assert any(message.type == "human" for message in ours.messages)
         return
-    if not validate_transcript(theirs, "langchain"):
+    if broken(theirs, for_request=False) <= broken(converted, for_request=False):
         assert [id(message) for message in ours.messages] == [id(message) for message in theirs]

@@ -43,19 +43,61 @@ ASSISTANT = {"role": "assistant", "content": "a"}
 SYSTEM = {"role": "system", "content": "s"}
 
 
-def rules(messages: list[dict[str, Any]], provider: Any = None) -> list[tuple[int, str]]:
-    return [(violation.index, violation.rule) for violation in validate_transcript(messages, provider)]
+def rules(messages: list[Any], provider: Any = None, for_request: bool = True) -> list[tuple[int, str]]:
+    found = validate_transcript(messages, provider, for_request=for_request)
+    return [(violation.index, violation.rule) for violation in found]
 
 
 def test_valid_transcripts_have_no_violations() -> None:
     assert rules([SYSTEM, USER, calls("a", "b"), tool("b"), tool("a"), ASSISTANT, USER]) == []
-    assert rules([SYSTEM, USER, use("a", "b"), result("b", "a"), ASSISTANT]) == []
-    assert rules([]) == []
+    assert rules([SYSTEM, USER, use("a", "b"), result("b", "a"), ASSISTANT, USER]) == []
+    assert rules([SYSTEM, USER, calls("a"), tool("a")]) == []  # the model answers the tool result
+
+
+def test_a_request_ends_on_something_the_model_can_answer() -> None:
+    for provider in ("openai", "anthropic"):
+        assert rules([SYSTEM, USER, ASSISTANT], provider) == [(2, "ends-on-assistant")]
+        # A system message after the reply does not make it answerable: it is sent first (Anthropic
+        # hoists it, a selection puts system messages first).
+        assert rules([USER, ASSISTANT, SYSTEM], provider) == [
+            (1, "ends-on-assistant"),
+            *([(2, "system-not-leading")] if provider == "anthropic" else []),
+        ]
+    assert rules([SYSTEM, USER, use("a"), result("a"), ASSISTANT], "anthropic") == [(4, "ends-on-assistant")]
+    # A finished conversation (or an Anthropic prefill) is well formed; it is not a request.
+    assert validate_transcript([SYSTEM, USER, ASSISTANT], for_request=False) == []
+    assert validate_transcript([USER, use("a"), result("a"), ASSISTANT], for_request=False) == []
+    assert str(validate_transcript([USER, ASSISTANT])[0]) == (
+        "messages[1]: the conversation ends on an assistant reply without tool calls: nothing to answer"
+        " (ends-on-assistant)"
+    )
+
+
+def test_an_empty_list_is_no_request() -> None:
+    assert rules([], "openai") == [(0, "empty-conversation")]
+    assert rules([], "anthropic") == [(0, "no-user-message")]  # one problem, not two
+    assert validate_transcript([], "openai", for_request=False) == []
+    with pytest.raises(TypeError, match="for_request must be a bool"):
+        validate_transcript([USER], for_request=1)  # type: ignore[arg-type]
+
+
+def test_anthropic_needs_a_user_message() -> None:
+    assert rules([SYSTEM], "anthropic") == [(0, "no-user-message")]
+    assert rules([SYSTEM, SYSTEM], "anthropic", for_request=False) == [(0, "no-user-message")]
+    assert rules([SYSTEM, ASSISTANT], "anthropic", for_request=False) == [
+        (1, "first-not-user"),
+        (1, "no-user-message"),
+    ]
+    assert str(validate_transcript([SYSTEM], "anthropic")[0]) == (
+        "messages[0]: the conversation has no user message (no-user-message)"
+    )
+    # OpenAI answers a system prompt alone.
+    assert rules([SYSTEM], "openai") == []
 
 
 def test_openai_orphaned_result_and_unanswered_call() -> None:
     assert rules([USER, tool("x")]) == [(1, "tool-result-orphaned")]
-    assert rules([USER, calls("a", "b"), tool("a"), ASSISTANT]) == [(1, "tool-call-unanswered")]
+    assert rules([USER, calls("a", "b"), tool("a"), ASSISTANT, USER]) == [(1, "tool-call-unanswered")]
     # A result must come in the block right after its call, not later.
     assert rules([USER, calls("a"), USER, tool("a")]) == [
         (1, "tool-call-unanswered"),
@@ -78,11 +120,11 @@ def test_anthropic_first_message_must_be_user() -> None:
 
 def test_anthropic_alternation() -> None:
     assert rules([USER, USER], "anthropic") == [(1, "not-alternating")]
-    assert rules([USER, ASSISTANT, ASSISTANT], "anthropic") == [(2, "not-alternating")]
+    assert rules([USER, ASSISTANT, ASSISTANT, USER], "anthropic") == [(2, "not-alternating")]
 
 
 def test_anthropic_system_only_at_the_start() -> None:
-    assert rules([SYSTEM, USER, SYSTEM, ASSISTANT], "anthropic") == [(2, "system-not-leading")]
+    assert rules([SYSTEM, USER, SYSTEM, ASSISTANT, USER], "anthropic") == [(2, "system-not-leading")]
 
 
 def test_anthropic_tool_use_answered_in_the_next_message() -> None:
@@ -99,11 +141,11 @@ def test_anthropic_has_no_tool_role() -> None:
 def test_provider_is_taken_from_the_format() -> None:
     assert transcript_provider([USER, use("a"), result("a")]) == "anthropic"
     assert transcript_provider([USER, calls("a"), tool("a")]) == "openai"
-    assert rules([ASSISTANT]) == []  # OpenAI accepts an assistant message first
+    assert rules([ASSISTANT, USER]) == []  # OpenAI accepts an assistant message first
 
 
 def test_langchain_messages() -> None:
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
     call = {"id": "a", "name": "f", "args": {}}
     good = [HumanMessage("q"), AIMessage("", tool_calls=[call]), ToolMessage("r", tool_call_id="a")]
@@ -111,6 +153,12 @@ def test_langchain_messages() -> None:
     assert validate_transcript(good) == []
     assert rules(good[:2]) == [(1, "tool-call-unanswered")]  # type: ignore[arg-type]
     assert rules([good[0], good[2]]) == [(1, "tool-result-orphaned")]  # type: ignore[arg-type]
+    # Held to the OpenAI rules, and to Anthropic's need for a user message (they are sent to Claude too).
+    system = SystemMessage("s")
+    assert rules([system]) == [(0, "no-user-message")]
+    assert rules([], "langchain") == [(0, "no-user-message")]
+    assert rules([system, AIMessage("a")]) == [(1, "no-user-message"), (1, "ends-on-assistant")]
+    assert rules([good[0], AIMessage("a")], for_request=False) == []
 
 
 def test_bad_arguments() -> None:

@@ -34,21 +34,28 @@ transcripts = st.one_of(
 )
 STRATEGIES = st.sampled_from(["turns", "last", "messages"])
 TOO_SMALL = (BudgetOverflowError, PinnedItemsExceedBudgetError)
-TOOL_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned"})
+# "messages" keeps tool links and a question (it may drop a first user turn, or end on a reply).
+MESSAGES_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned", "no-user-message"})
+REQUEST_RULES = frozenset({"ends-on-assistant", "empty-conversation"})
 
 
-def violations(kept: list[Any], provider: str, strategy: str) -> list[Any]:
-    """What the strategy promises: provider validity ("turns", "last"), tool-call integrity (all)."""
-    found = validate_transcript(kept, provider)  # type: ignore[arg-type]
+def violations(kept: list[Any], provider: str, strategy: str, transcript: list[Any]) -> list[Any]:
+    """What the strategy promises: provider validity ("turns", "last"), tool-call integrity (all), and
+    ("turns", "last") a window the model can answer whenever it can answer the transcript (a transcript
+    may end on the assistant's reply)."""
+    found = validate_transcript(kept, provider, for_request=False)  # type: ignore[arg-type]
     if strategy == "messages":
-        return [violation for violation in found if violation.rule in TOOL_RULES]
+        return [violation for violation in found if violation.rule in MESSAGES_RULES]
+    if not validate_transcript(transcript, provider):  # type: ignore[arg-type]
+        asked = validate_transcript(kept, provider)  # type: ignore[arg-type]
+        found.extend(violation for violation in asked if violation.rule in REQUEST_RULES)
     return found
 
 
 def turn_ends(messages: list[dict[str, Any]], provider: str) -> list[int]:
-    """Lengths at which the transcript so far is one a model could be called with."""
+    """Lengths at which the transcript so far is well formed (a turn may have ended on a reply)."""
     sizes = range(1, len(messages) + 1)
-    return [size for size in sizes if not validate_transcript(messages[:size], provider)]  # type: ignore[arg-type]
+    return [size for size in sizes if not validate_transcript(messages[:size], provider, for_request=False)]  # type: ignore[arg-type]
 
 
 def same_messages(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
@@ -76,7 +83,7 @@ def test_every_turn_is_valid_and_prefix_stable_between_compactions(
                 continue
             raise
         kept = list(selection.messages)
-        assert violations(kept, provider, strategy) == []
+        assert violations(kept, provider, strategy, transcript) == []
         assert selection.tokens == sum(message_token_counts(kept))
         assert selection.tokens <= budget
         if not selection.compacted:

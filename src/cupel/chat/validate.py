@@ -5,7 +5,12 @@ assistant message that made it, and no tool message answers anything else. ``"an
 API): system messages only at the start, a user message first, strict user/assistant alternation,
 every ``tool_use`` answered by ``tool_result`` blocks in the very next (user) message and no other
 ``tool_result``. ``"langchain"``: LangChain ``BaseMessage`` lists, held to the OpenAI rules they are
-sent under.
+sent under, and to Anthropic's "a user message" (they are as often sent to Claude).
+
+Every provider: a conversation about to be sent (``for_request=True``, the default) must end on a
+message the model can answer, not on an assistant reply without tool calls; ``"openai"`` also rejects
+an empty list (``"anthropic"`` and ``"langchain"`` report it as "no user message"). docs/spec-notes.md,
+"Answerable transcripts".
 """
 
 from __future__ import annotations
@@ -155,17 +160,63 @@ def _anthropic_rules(parsed: Sequence[ParsedMessage]) -> list[Violation]:
     return violations
 
 
-def validate_transcript(messages: Sequence[Any], provider: Provider | None = None) -> list[Violation]:
+def _no_user(parsed: Sequence[ParsedMessage]) -> list[Violation]:
+    """Anthropic needs a user message; so do LangChain lists, which are as often sent to Claude."""
+    if any(message.role == "user" for message in parsed):
+        return []
+    # Named at the first message after the system prompt, where the user message belongs.
+    first = next((message.index for message in parsed if message.role not in SYSTEM_ROLES), 0)
+    return [Violation(first, "no-user-message", "the conversation has no user message")]
+
+
+def _answerable(parsed: Sequence[ParsedMessage], provider: str) -> list[Violation]:
+    """What a model call needs of the whole list: a message at all, and a last one it can answer."""
+    if not parsed:
+        # Anthropic and LangChain already report an empty list as having no user message.
+        return (
+            [Violation(0, "empty-conversation", "the conversation has no messages")]
+            if provider == "openai"
+            else []
+        )
+    # System messages are hoisted to the front (by a selection, and by Anthropic's API): the message
+    # the model answers is the last one that is not a system message.
+    rest = [message for message in parsed if message.role not in SYSTEM_ROLES]
+    if not rest:
+        return []
+    last = rest[-1]
+    if last.role == "assistant" and not last.calls and last.function_call is None:
+        return [
+            Violation(
+                last.index,
+                "ends-on-assistant",
+                "the conversation ends on an assistant reply without tool calls: nothing to answer",
+            )
+        ]
+    return []
+
+
+def validate_transcript(
+    messages: Sequence[Any], provider: Provider | None = None, *, for_request: bool = True
+) -> list[Violation]:
     """The provider rules ``messages`` break, in message order; an empty list means valid.
 
-    ``provider=None`` takes the format of the messages (:func:`transcript_provider`). A message that
-    cannot be read at all (no role, a content of the wrong type) raises as in selection.
+    ``provider=None`` takes the format of the messages (:func:`transcript_provider`). ``for_request``
+    says the list is about to be sent as it is: then it must not be empty or end on an assistant reply
+    without tool calls. Pass ``False`` to check a stored or finished conversation, or an Anthropic
+    prefill. A message that cannot be read at all (no role, a content of the wrong type) raises as in
+    selection.
     """
     if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
         raise CupelTypeError(f"messages must be a sequence of messages, got {type(messages).__name__}")
+    if not isinstance(for_request, bool):
+        raise CupelTypeError(f"for_request must be a bool, got {for_request!r}")
     chosen = transcript_provider(messages) if provider is None else provider
     if chosen not in PROVIDERS:
         raise InvalidConfigurationError(f"provider must be one of {', '.join(PROVIDERS)}; got {provider!r}")
     parsed = _parsed(messages, chosen)
     violations = _anthropic_rules(parsed) if chosen == "anthropic" else _openai_rules(parsed)
+    if chosen != "openai":
+        violations.extend(_no_user(parsed))
+    if for_request:
+        violations.extend(_answerable(parsed, chosen))
     return sorted(violations, key=lambda violation: violation.index)

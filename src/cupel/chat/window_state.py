@@ -238,10 +238,13 @@ _TOOL_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned"})
 
 
 def _violations(messages: Sequence[Any], where: Sequence[int], tool_links_only: bool) -> set[tuple[int, str]]:
-    """Each provider rule ``messages`` break, as (transcript position of the message, rule)."""
+    """Each provider rule ``messages`` break, as (transcript position of the message, rule).
+
+    The rules of a well-formed conversation, not of a request: a seen transcript may end on a reply.
+    """
     return {
         (where[violation.index], violation.rule)
-        for violation in validate_transcript(messages)
+        for violation in validate_transcript(messages, for_request=False)
         if not tool_links_only or violation.rule in _TOOL_RULES
     }
 

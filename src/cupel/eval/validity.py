@@ -5,7 +5,9 @@
 its results right after it, every result preceded by its call; OpenAI-style ``tool_calls``/``tool``
 messages and Anthropic-style ``tool_use``/``tool_result`` blocks are both read. The conversation's shape
 is checked here (docs/eval.md): system or developer messages only at the start, then a user message
-first. Strict user/assistant alternation is not required: Anthropic merges consecutive same-role turns.
+first, and a last message the model can answer (not an assistant reply without tool calls: the window
+is what the model is called with). Strict user/assistant alternation is not required: Anthropic merges
+consecutive same-role turns.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from cupel.chat.validate import Provider, transcript_provider, validate_transcri
 __all__ = ["transcript_problems"]
 
 _SYSTEM = frozenset({"system", "developer"})
-_LINK_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned"})
+#: Taken from validate_transcript: tool links, and the request's last message (ends-on-assistant).
+_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned", "ends-on-assistant"})
 
 
 def transcript_problems(messages: Sequence[Mapping[str, Any]], provider: str = "openai") -> list[str]:
@@ -42,6 +45,6 @@ def transcript_problems(messages: Sequence[Mapping[str, Any]], provider: str = "
         "anthropic" if provider == "anthropic" or transcript_provider(messages) == "anthropic" else "openai"
     )
     problems.extend(
-        str(violation) for violation in validate_transcript(messages, rules) if violation.rule in _LINK_RULES
+        str(violation) for violation in validate_transcript(messages, rules) if violation.rule in _RULES
     )
     return problems
