@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cupel.chat._parse import SYSTEM_ROLES, view_of_mapping
-from cupel.chat.convert import message_costs
 from cupel.chat.options import ChatOptions
+from cupel.chat.parse import SYSTEM_ROLES, view_of_mapping
+from cupel.chat.read import message_costs
 from cupel.chat.validate import validate_transcript
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.report import SelectionReport
