@@ -14,16 +14,18 @@ Selectors:
 - ``bm25``: the question, then the other messages greedily by BM25 score against it (the
   ``cupel eval`` baseline; RelevanceScorer's BM25), each kept if it still fits.
 - ``recent``: the newest messages that fit, starting on a user message (LangChain's ``trim_messages``).
-- ``chat``, ``long_running``: ``select_messages(messages, budget, policy)`` with no query: what a chat
-  user runs today, and the "no query" floor of the presets.
-- ``chat+q``, ``long_running+q``: the same, the question bound into the preset's RelevanceScorer
-  (the interim way ``cupel eval`` passes a chat case's question until ``select_messages`` takes a query).
+- ``chat``, ``long_running``: ``select_messages(messages, budget, policy, query=None)``: the "no query"
+  floor of the presets.
+- ``chat+q``, ``long_running+q``: the same with ``query=`` the question.
+- ``chat+auto``: ``select_messages(messages, budget, policy)``, the default ``query="auto"`` (the
+  latest user message: here the question).
+- ``chat@W``: the ``chat`` preset plus a ``RelevanceScorer()`` term of weight ``W`` (``chat@5+auto``).
 - ``relevance+q:STRATEGY``: a policy of RelevanceScorer alone, greedy, through ``select_messages``
   with that strategy (``turns``, ``messages``).
 - ``bm25:OPTIONS``: BM25-greedy with other settings (``k1=0.9/b=0.4``, ``nostem``, ``nostop``), another
   ranking (``a=0.5``: by ``score / tokens**0.5``) or hybrid scores (``w=0.5`` with HashingEmbedder).
-- Any ``POLICY[+q][:STRATEGY[:RECENT_SHARE]]``: a preset (or ``relevance``), with or without the
-  question, a strategy and a ``recent_share`` (``chat+q:turns:0.25``).
+- Any ``POLICY[@W][+q|+auto][:STRATEGY[:RECENT_SHARE]]``: a preset (or ``relevance``), with or
+  without the question, a strategy and a ``recent_share`` (``chat+q:turns:0.25``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from cupel.eval.loaders import load_locomo, locomo_skipped
 from cupel.eval.validity import transcript_problems
 from cupel.placers import ChronologicalPlacer
 from cupel.policy import get_preset
-from cupel.scorers import RelevanceScorer
+from cupel.scorers import CompositeScorer, RelevanceScorer
 from cupel.slicers import GreedySlice
 from cupel.tokens import counter_from_name
 
@@ -56,18 +58,21 @@ def _relevance_only() -> Policy:
 
 
 def _chat_selector(
-    policy: Policy, *, query: bool, strategy: str | None, share: float | None, counter: Any
+    policy: Policy, *, query: str, strategy: str | None, share: float | None, counter: Any
 ) -> Selector:
+    """``query``: ``"q"`` (the question), ``"auto"`` (select_messages's default) or ``""`` (None)."""
+
     def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
         assert case.messages is not None
-        chosen_policy = policy.with_query(case.question) if query else policy
+        asked = case.question if query == "q" else "auto" if query == "auto" else None
         selection = select_messages(
             list(case.messages),
             budget,
-            chosen_policy,
+            policy,
             counter,
             strategy=strategy,  # type: ignore[arg-type]
             recent_share=share,
+            query=asked,
         )
         positions = {id(message): index for index, message in enumerate(case.messages)}
         kept = [positions[id(message)] for message in selection.messages]
@@ -155,8 +160,9 @@ DEFAULT_SELECTORS = (
 
 
 def selector(name: str, counter: Any) -> Selector:
-    """``bm25``, ``recent``, or ``POLICY[+q][:STRATEGY[:RECENT_SHARE]]`` (POLICY: a preset or
-    ``relevance``; ``+q`` binds the question into the policy's relevance term)."""
+    """``bm25``, ``recent``, or ``POLICY[@W][+q|+auto][:STRATEGY[:RECENT_SHARE]]`` (POLICY: a preset
+    or ``relevance``; ``@W`` adds a relevance term of weight W; ``+q`` passes the question as the
+    query, ``+auto`` the default ``query="auto"``, neither ``query=None``)."""
     if name == "bm25":
         return _bm25
     if name.startswith("bm25:"):
@@ -166,10 +172,17 @@ def selector(name: str, counter: Any) -> Selector:
     head, _, rest = name.partition(":")
     strategy, _, share = rest.partition(":")
     policy_name, _, flag = head.partition("+")
+    policy_name, _, weight = policy_name.partition("@")
     policy = _relevance_only() if policy_name == "relevance" else get_preset(policy_name)
+    if weight:
+        terms = list(policy.scorer.entries) if isinstance(policy.scorer, CompositeScorer) else []
+        terms = terms or [(policy.scorer, 1.0)]
+        policy = policy.replace(scorer=CompositeScorer([*terms, (RelevanceScorer(), float(weight))]))
+    if flag not in ("", "q", "auto"):
+        raise SystemExit(f"selector {name!r}: expected +q or +auto after the policy")
     return _chat_selector(
         policy,
-        query=flag == "q",
+        query=flag,
         strategy=strategy or None,
         share=float(share) if share else None,
         counter=counter,

@@ -27,7 +27,8 @@ from tests.chat._transcripts import (
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messages
 from cupel.chat.choose_units import select_turns
-from cupel.chat.read import MESSAGES_KEY
+from cupel.chat.options import AUTO, resolve_query, with_query
+from cupel.chat.read import DICTS, MESSAGES_KEY
 from cupel.chat.session import count_texts_once
 from cupel.errors import BudgetOverflowError, CupelError
 from cupel.model import ContextBudget
@@ -57,6 +58,12 @@ pipelines = st.sampled_from(
 )
 
 
+def _answering(messages: list[dict[str, Any]], pipeline: Pipeline, chosen: ChatOptions) -> Pipeline:
+    """``pipeline`` with the transcript's auto query bound, as ``select_messages`` binds it."""
+    query = resolve_query(AUTO, len(messages), lambda index: DICTS.parse(messages[index], index, chosen))
+    return with_query(pipeline, query)
+
+
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(*turn_arguments(pipelines))
 def test_the_fast_report_equals_the_reference_report(
@@ -70,8 +77,9 @@ def test_the_fast_report_equals_the_reference_report(
     keywords: dict[str, Any] = {"keep_first_turn": keep_first_turn, "recent_share": recent_share}
     try:
         items = messages_to_items(messages, options=chosen)
-        choice = select_turns(items, ContextBudget(budget, budget), pipeline, notify=False, **keywords)
-        expected: object = _report(choice.report(pipeline.scorer))
+        bound = _answering(messages, pipeline, chosen)
+        choice = select_turns(items, ContextBudget(budget, budget), bound, notify=False, **keywords)
+        expected: object = _report(choice.report(bound.scorer))
     except CupelError as error:
         expected = f"{type(error).__name__}: {error}"
     try:
@@ -92,10 +100,9 @@ def test_the_fast_report_on_langchain_messages_equals_the_reference(
 
     converted = to_langchain(messages)
     try:
-        choice = select_turns(
-            langchain_items(converted), ContextBudget(budget, budget), pipeline, notify=False
-        )
-        expected: object = _report(choice.report(pipeline.scorer))
+        bound = _answering(messages, pipeline, ChatOptions())
+        choice = select_turns(langchain_items(converted), ContextBudget(budget, budget), bound, notify=False)
+        expected: object = _report(choice.report(bound.scorer))
     except CupelError as error:
         expected = f"{type(error).__name__}: {error}"
     try:

@@ -67,3 +67,24 @@ def test_a_transcript_gets_the_query_too(tmp_path: Path) -> None:
     flight, garden = "My flight LH 438 leaves Friday at 9.", "The garden needs water twice a week."
     assert flight in kept("--query", "flight") and garden not in kept("--query", "flight")
     assert garden in kept("--query", "garden") and flight not in kept("--query", "garden")
+
+
+def test_a_transcript_without_query_answers_its_latest_user_message(tmp_path: Path) -> None:
+    messages = [
+        {"role": "user", "content": "My flight LH 438 leaves Friday at 9."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "The garden needs water twice a week."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "When does my flight leave?"},
+    ]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    _, policy = _files(tmp_path)
+    arguments = ("select", str(path), "--budget", "30", "--policy", policy, "--strategy", "messages")
+    result = cupel(*arguments, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    kept = [message["content"] for message in json.loads(result.stdout)]
+    assert messages[0]["content"] in kept and messages[2]["content"] not in kept
+    explained = cupel("explain", str(path), "--budget", "30", "--policy", policy)
+    assert explained.returncode == 0, explained.stderr
+    assert "scored against the query 'When does my flight leave?'" in explained.stdout

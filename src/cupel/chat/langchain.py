@@ -221,6 +221,7 @@ def select_messages(
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
     session: ChatSession | None = None,
+    query: str | None = "auto",
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects.
 
@@ -244,6 +245,7 @@ async def aselect_messages(
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
     session: ChatSession | None = None,
+    query: str | None = "auto",
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.aselect_messages`, for LangChain messages."""
     keywords = locals()

@@ -2,7 +2,9 @@
 
 :class:`ChatOptions` (token accounting and pinning); the ``policy`` argument resolved into a pipeline
 and :class:`~cupel.policy.ChatSettings` (``chat_settings``); the keyword checks every front end
-shares; and the exclusion reasons beyond the spec's eight: :class:`IncompleteTurn`,
+shares; the ``query`` a selection answers (``"auto"``: read from the transcript, bound into the
+policy's scorer once per selection, docs/spec-notes.md "Relevance in chat"); and the exclusion
+reasons beyond the spec's eight: :class:`IncompleteTurn`,
 :class:`OrphanedToolResult` and :class:`UnansweredToolCall` (repair), :class:`Summarized` and
 :class:`Compacted` (``StableWindow``), serialised as the others are.
 """
@@ -15,11 +17,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from cupel.chat.session import ChatSession
-from cupel.errors import CupelError
+from cupel.errors import CupelError, CupelTypeError
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from cupel.diagnostics.report import SelectionReport
     from cupel.policy import Policy
 
 from typing import ClassVar
@@ -27,12 +32,13 @@ from typing import ClassVar
 from cupel._frozen import dataclass, field
 from cupel.diagnostics.reasons import ExclusionReason
 from cupel.errors import (
-    CupelTypeError,
     InvalidConfigurationError,
 )
 from cupel.model import ContextBudget, _ReadOnlyMap
+from cupel.scorers._base import bind_query
 
 __all__ = [
+    "AUTO",
     "DEFAULT_PART_COST",
     "KEYWORD_DEFAULTS",
     "LOW_DETAIL_IMAGE_COST",
@@ -45,13 +51,19 @@ __all__ = [
     "OrphanedToolResult",
     "Summarized",
     "UnansweredToolCall",
+    "answering",
+    "auto_query",
     "chat_pipeline",
     "chat_settings",
     "check_on_invalid",
+    "check_query",
     "check_session",
+    "explained",
     "policy_name",
     "resolve_budget",
+    "resolve_query",
     "selection_attributes",
+    "with_query",
 ]
 
 
@@ -285,6 +297,96 @@ def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
     return ContextBudget(budget, budget)
 
 
+AUTO = "auto"
+"""The default ``query``: read from the transcript."""
+
+
+def check_query(query: object) -> str | None:
+    """``query`` checked: ``"auto"``, ``None`` or a string."""
+    if query is None or isinstance(query, str):
+        return query
+    raise CupelTypeError(f"query must be a string, 'auto' or None, got {type(query).__name__}")
+
+
+def auto_query(count: int, parse: Callable[[int], Any]) -> str | None:
+    """The ``"auto"`` query of a transcript of ``count`` messages; ``parse`` reads one by position into
+    a :class:`~cupel.chat.parse.ParsedMessage` (typed ``Any``: parse imports this module).
+
+    Read from the end back to the latest user message that answers no tool call. A message that does
+    not parse is passed over: selection reads it too and raises on it there, in transcript order.
+    """
+    call: tuple[str, str] | None = None
+    for index in range(count - 1, -1, -1):
+        try:
+            parsed = parse(index)
+        except CupelError:
+            continue
+        if call is None and parsed.role == "assistant":
+            call = parsed.last_call
+        if parsed.role == "user" and not parsed.results:
+            words = [text for text in parsed.texts[parsed.content_start :] if text]
+            if call is not None:
+                words.extend(call)
+            return " ".join(words)
+    return None
+
+
+def resolve_query(query: object, count: int, parse: Callable[[int], Any]) -> str | None:
+    """The query of one selection: :func:`auto_query` for ``"auto"``, else ``query`` as given."""
+    checked = check_query(query)
+    if checked == AUTO:
+        return auto_query(count, parse)
+    return checked
+
+
+def answering(
+    pipeline: Pipeline,
+    query: object,
+    messages: Sequence[Any],
+    parse: Callable[[Any, int, ChatOptions], Any],
+) -> Pipeline:
+    """``pipeline`` answering the selection's query (:func:`resolve_query` of ``messages``, each read
+    by ``parse``): the one place chat hands a query to the policy's scorer."""
+    chosen = ChatOptions()
+    query = resolve_query(query, len(messages), lambda index: parse(messages[index], index, chosen))
+    return with_query(pipeline, query)
+
+
+def with_query(pipeline: Pipeline, query: str | None) -> Pipeline:
+    """``pipeline`` with ``query`` bound into its scorer; itself when nothing reads a query."""
+    scorer = bind_query(pipeline.scorer, query)
+    if scorer is pipeline.scorer:
+        return pipeline
+    return Pipeline(
+        scorer,
+        pipeline.slicer,
+        pipeline.placer,
+        deduplication=pipeline.deduplication,
+        overflow_strategy=pipeline.overflow_strategy,
+        on_overflow=pipeline.on_overflow,
+    )
+
+
+def explained(selection: Any, pipeline: Pipeline, strategy: str) -> Any:
+    """``selection`` (a :class:`~cupel.chat.render.ChatSelection`) whose report gives each unit's
+    relevance and a note on the query, when the pipeline's scorer has a relevance term; otherwise
+    ``selection`` itself.
+
+    ``"messages"`` runs the pipeline's ``dry_run``, which explains relevance itself.
+    """
+    from cupel.scorers._relevance_report import explain_relevance, find_relevance
+
+    if strategy == "messages" or find_relevance(pipeline.scorer) is None:
+        return selection
+
+    def report() -> SelectionReport:
+        plain = selection.report
+        units = [entry.item for entry in plain.included] + [entry.item for entry in plain.excluded]
+        return explain_relevance(plain, pipeline.scorer, units)
+
+    return type(selection)(selection.messages, report, tokens=selection.tokens)
+
+
 KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
     {
         "strategy": None,
@@ -295,6 +397,7 @@ KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "summarize": None,
         "summary_tokens": 0,
         "session": None,
+        "query": AUTO,
         # StableWindow's compaction at its low-water mark: raise when the latest turn does not fit.
         "_strict_latest": False,
     }

@@ -99,6 +99,10 @@ class ParsedMessage:
     function_call: str | None = None
     function_result: bool = False
     rendering: str = ""
+    content_start: int = 0
+    """Where the message's own texts start in ``texts`` (after its ``name``)."""
+    last_call: tuple[str, str] | None = None
+    """The newest tool or function call the message makes: its name and arguments."""
 
 
 def _json(value: object) -> str:
@@ -150,6 +154,7 @@ class _Reader:
         self.parsed.texts.append(name)
         self.parsed.texts.append(arguments)
         self.parsed.fixed += self.options.tool_call_overhead
+        self.parsed.last_call = (name, arguments)
 
     def call(self, call_id: str, name: str, arguments: str, where: str, label: str, out: list[str]) -> None:
         self.charge_call(name, arguments)
@@ -250,6 +255,7 @@ def parse_message(view: MessageView, index: int, options: ChatOptions) -> Parsed
     if view.name is not None:
         name = _require_str(view.name, f"{where}.name")
         parsed.texts.append(name)
+        parsed.content_start = 1
         parsed.fixed += options.name_overhead
         label += f" ({name})"
     if role == "tool":

@@ -30,9 +30,11 @@ from cupel.chat.options import (
     OnInvalid,
     _resolve,
     _resolve_pipeline,
+    answering,
     chat_settings,
     check_on_invalid,
     check_session,
+    explained,
     policy_name,
     resolve_budget,
     selection_attributes,
@@ -256,6 +258,7 @@ def select_messages(
     summarize: Summarizer | bool | None = None,
     summary_tokens: int = 0,
     session: ChatSession | None = None,
+    query: str | None = "auto",
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
@@ -271,7 +274,8 @@ def select_messages(
     :class:`~cupel.chat.plan.FirstLines`) summarises what was dropped in ``summary_tokens``
     reserved tokens, placed right after the system messages; nothing dropped, no summary. ``session``
     (a :class:`~cupel.chat.ChatSession` held by the caller across turns) reuses token counts and
-    report items from the previous call; without it nothing is kept between calls.
+    report items from the previous call. ``query`` reaches the policy's relevance terms: ``"auto"``
+    (the latest user message, plus the newest tool call in an agent loop), a string, or ``None``.
     """
     return select_with(messages, budget, policy, counter, options, locals())
 
@@ -326,13 +330,16 @@ def plan_selection(
     on_invalid = check_on_invalid(keywords["on_invalid"])
     session = check_session(keywords.get("session"))
     strict = bool(keywords.get("_strict_latest", False))
+    pipeline = answering(pipeline, keywords["query"], originals, reader.parse)
 
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
         attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
         with run_attributes(attributes):
-            return _select(
+            selection = _select(
                 reader, originals, resolved, pipeline, settings, counter, options, on_invalid, session, strict
             )
+            result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
+            return result
 
     final, plan, summarize = plan_summary(
         run,

@@ -25,6 +25,7 @@ from cupel.chat.options import (
     ChatPolicy,
     Compacted,
     chat_settings,
+    check_query,
     resolve_budget,
 )
 from cupel.chat.parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
@@ -102,7 +103,7 @@ class StableWindow:
     :func:`~cupel.chat.select_messages`, which chooses at each compaction. ``high_water`` and
     ``low_water`` are shares of the budget's target tokens (defaults 1.0 and 0.6). ``summarize`` and
     ``summary_tokens`` summarise what a compaction drops, as in ``select_messages``; the summary is
-    kept (and sent unchanged) until the next compaction. ``state`` (a
+    kept (and sent unchanged) until the next compaction, which gets ``query`` too. ``state`` (a
     :class:`WindowState` or its ``to_dict()``) resumes a window saved with :meth:`to_dict`; resume it
     with the same settings and counter, else it starts afresh.
     """
@@ -123,6 +124,7 @@ class StableWindow:
         summarize: Summarizer | bool | None = None,
         summary_tokens: int = 0,
         state: WindowState | Mapping[str, Any] | None = None,
+        query: str | None = "auto",
     ) -> None:
         self._budget = resolve_budget(budget)
         self._pipeline, self._settings = chat_settings(
@@ -136,6 +138,7 @@ class StableWindow:
             raise CupelTypeError(f"options must be a ChatOptions or None, got {options!r}")
         self._options = options or ChatOptions()
         self._counter = counter
+        self._query = check_query(query)
         self._high = _share("high_water", high_water)
         self._low = _share("low_water", low_water)
         if self._low > self._high:
@@ -337,6 +340,7 @@ class StableWindow:
             "summarize": self._summarize,
             "summary_tokens": self._summary_tokens,
             "session": self._session,
+            "query": self._query,
         }
         if strict:
             keywords["_strict_latest"] = True

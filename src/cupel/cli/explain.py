@@ -46,7 +46,10 @@ def register(subcommands: Any) -> None:
     parser.add_argument(
         "--query",
         metavar="TEXT",
-        help="the question the context should answer, for the policy's relevance scorer",
+        help=(
+            "the question the context should answer, for the policy's relevance scorer "
+            "(a transcript: its latest user message by default)"
+        ),
     )
     add_chat_arguments(parser)
     parser.set_defaults(handler=run)
@@ -68,8 +71,9 @@ def explain_report(
         return select_messages(
             candidates.messages,
             budget,
-            policy=resolve_policy(policy)[1].with_query(query),
+            policy=resolve_policy(policy)[1],
             counter=resolve_counter(tokenizer),
+            query="auto" if query is None else query,  # a transcript answers its latest user message
             **(chat or {}),
         ).report
     assert candidates.items is not None

@@ -62,7 +62,10 @@ def register(subcommands: Any) -> None:
     parser.add_argument(
         "--query",
         metavar="TEXT",
-        help="the question the context should answer, for the policy's relevance scorer",
+        help=(
+            "the question the context should answer, for the policy's relevance scorer "
+            "(a transcript: its latest user message by default)"
+        ),
     )
     add_chat_arguments(parser)
     parser.set_defaults(handler=run)
@@ -91,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
         chosen = select_messages(
             candidates.messages,
             budget,
-            policy=policy.with_query(args.query),
+            policy=policy,
             counter=resolve_counter(args.tokenizer),
+            query="auto" if args.query is None else args.query,  # by default, the latest user message
             **chat_keywords(args),
         )
         sys.stdout.write(render(Selection(None, list(chosen.messages)), args.format))
@@ -144,7 +148,11 @@ def select(
         from cupel.chat import select_messages
 
         chosen = select_messages(
-            candidates.messages, budget, policy=pipeline, counter=resolve_counter(tokenizer)
+            candidates.messages,
+            budget,
+            policy=pipeline,
+            counter=resolve_counter(tokenizer),
+            query="auto" if query is None else query,
         )
         return Selection(None, list(chosen.messages))
     assert candidates.items is not None

@@ -6,8 +6,8 @@ demand. Selectors are the policies, in the order given, then the baselines ``rec
 
 What users run is what is measured: item cases go through ``pipeline.run(items, budget, query=...)``,
 chat cases through ``select_messages`` with each policy's own chat settings (``strategy`` overrides
-its strategy). Both get the case's query (:func:`case_query`). Until ``select_messages`` takes a query
-itself, a chat case's query is bound into the policy's scorer before the call (interim; docs/eval.md).
+its strategy). Both get the case's query (:func:`case_query`), chat cases as ``select_messages``'s
+``query``.
 """
 
 from __future__ import annotations
@@ -32,10 +32,9 @@ from cupel.eval.validity import transcript_problems
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy import ChatSettings, Policy
-from cupel.scorers._base import bind_query
 from cupel.tokens.base import CounterLike
 
-__all__ = ["PolicyLike", "case_query", "evaluate", "policy_with_query", "resolve_policies"]
+__all__ = ["PolicyLike", "case_query", "evaluate", "resolve_policies"]
 
 PolicyLike = Policy | Pipeline | str
 """A Policy, a Pipeline, a preset name, or a policy file path (``.toml`` / ``.json``)."""
@@ -75,26 +74,6 @@ def case_query(case: EvalCase) -> str | None:
         if message.get("role") == "user" and isinstance(message.get("content"), str):
             return str(message["content"])
     return None
-
-
-def policy_with_query(policy: Policy | Pipeline, query: str | None) -> Policy | Pipeline:
-    """``policy`` with ``query`` bound into its scorer (unchanged for None, or without a relevance term).
-
-    For ``select_messages``, which takes no query of its own yet.
-    """
-    if isinstance(policy, Policy):
-        return policy.with_query(query)
-    scorer = bind_query(policy.scorer, query)
-    if scorer is policy.scorer:
-        return policy
-    return Pipeline(
-        scorer,
-        policy.slicer,
-        policy.placer,
-        deduplication=policy.deduplication,
-        overflow_strategy=policy.overflow_strategy,
-        on_overflow=policy.on_overflow,
-    )
 
 
 def resolve_policies(policies: Mapping[str, PolicyLike] | Sequence[PolicyLike]) -> dict[str, Pipeline]:
@@ -200,8 +179,9 @@ def _run_policy(prepared: _Prepared, selector: _Selector, budget: ContextBudget,
             selection = select_messages(
                 list(case.messages),
                 budget,
-                policy_with_query(selector.pipeline, query),
+                selector.pipeline,
                 task.counter,
+                query=query,
                 strategy=task.strategy or chat.strategy,  # type: ignore[arg-type]  # evaluate checks it
                 keep_first_turn=chat.keep_first_turn,
                 recent_share=chat.recent_share,

@@ -21,8 +21,11 @@ from cupel.chat.options import (
     ChatOptions,
     ChatPolicy,
     OnInvalid,
+    answering,
     chat_settings,
     check_on_invalid,
+    check_query,
+    explained,
     policy_name,
 )
 from cupel.chat.parse import MessageView, parse_message
@@ -59,9 +62,11 @@ class TrimSettings:
     on_invalid: OnInvalid = "error"
     summarize: Summarizer | bool | None = None
     summary_tokens: int = 0
+    query: str | None = "auto"
 
     def __post_init__(self) -> None:
         check_on_invalid(self.on_invalid)
+        check_query(self.query)
         chat_settings(None, strategy=self.strategy)  # an unknown strategy fails here, not per call
         if isinstance(self.summary_tokens, bool) or not isinstance(self.summary_tokens, int):
             raise CupelTypeError(f"summary_tokens must be an int, got {self.summary_tokens!r}")
@@ -127,6 +132,12 @@ class Trimmer:
         budget = shrink_budget(self.budget, tool_schema_tokens(schemas, counter))
         pipeline, settings = chat_settings(self.policy, strategy=self.settings.strategy)
         attributes = {"cupel.policy.name": self.name, STRATEGY_ATTRIBUTE: settings.strategy}
+        pipeline = answering(
+            pipeline,
+            self.settings.query,
+            originals,
+            lambda message, index, chosen: parse_message(self.view_of(message, index), index, chosen),
+        )
 
         def run(resolved: ContextBudget) -> ChatSelection[Any]:
             with run_attributes(attributes):
@@ -134,10 +145,13 @@ class Trimmer:
                     chosen = self.options or ChatOptions()
                     views = self.views(originals)
                     parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
-                    return select_repaired(
+                    selection = select_repaired(
                         parsed, originals, resolved, pipeline, settings, counter=counter, options=chosen
                     )
-                return select_units(self.items(originals, counter), resolved, pipeline, settings)
+                else:
+                    selection = select_units(self.items(originals, counter), resolved, pipeline, settings)
+                result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
+                return result
 
         final, plan, summarize = plan_summary(
             run,

@@ -81,7 +81,7 @@ class Policy:
     def with_query(self, query: str | None) -> Policy:
         """This policy with ``query`` bound into its relevance terms (itself for None or without one).
 
-        For callers that cannot pass a query per call (``select_messages`` takes none yet).
+        For callers that cannot pass a query per call.
         """
         from cupel.scorers._base import bind_query
 
