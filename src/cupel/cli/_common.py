@@ -241,6 +241,18 @@ def add_policy_argument(parser: argparse.ArgumentParser, *, repeat: bool = False
         )
 
 
+def add_query_argument(parser: argparse.ArgumentParser) -> None:
+    """``--query``: the question the context should answer (``select``, ``explain``)."""
+    parser.add_argument(
+        "--query",
+        metavar="TEXT",
+        help=(
+            "the question the context should answer, for the policy's relevance scorer "
+            "(a transcript: its latest user message by default)"
+        ),
+    )
+
+
 def add_budget_arguments(
     parser: argparse.ArgumentParser, *, required: bool = True, note: str = "required"
 ) -> None:

@@ -13,6 +13,7 @@ from cupel.cli._common import (
     CliError,
     add_budget_arguments,
     add_policy_argument,
+    add_query_argument,
     add_tokenizer_argument,
     load_candidates,
     parse_budget,
@@ -43,14 +44,7 @@ def register(subcommands: Any) -> None:
     add_tokenizer_argument(parser)
     parser.add_argument("--html", metavar="FILE", help="also write an HTML report to FILE")
     parser.add_argument("--width", type=int, default=60, help="content preview width (default 60)")
-    parser.add_argument(
-        "--query",
-        metavar="TEXT",
-        help=(
-            "the question the context should answer, for the policy's relevance scorer "
-            "(a transcript: its latest user message by default)"
-        ),
-    )
+    add_query_argument(parser)
     add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 

@@ -17,6 +17,7 @@ from cupel.cli._common import (
     CliError,
     add_budget_arguments,
     add_policy_argument,
+    add_query_argument,
     add_tokenizer_argument,
     budget_from_json,
     candidates_from_json,
@@ -59,14 +60,7 @@ def register(subcommands: Any) -> None:
         help="run one selection per line (each an object with items or messages and optional budget)",
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes for --batch")
-    parser.add_argument(
-        "--query",
-        metavar="TEXT",
-        help=(
-            "the question the context should answer, for the policy's relevance scorer "
-            "(a transcript: its latest user message by default)"
-        ),
-    )
+    add_query_argument(parser)
     add_chat_arguments(parser)
     parser.set_defaults(handler=run)
 
