@@ -196,11 +196,13 @@ def test_the_quick_start_names_the_python_version_and_a_virtual_environment() ->
         "requires-python"
     ]
     assert required == ">=3.11" and "Python 3.11 or newer" in quick
-    first = re.search(r"```console\n(.*?)```", quick, re.DOTALL)
-    assert first is not None
-    commands = [line[2:] for line in first.group(1).splitlines() if line.startswith("$ ")]
-    assert commands[0] == "python3 -m venv .venv && . .venv/bin/activate"
-    assert commands[1].startswith("pip install . && cupel select ")
+    # Two commands, each making and using the virtual environment: the main job, then the test suite.
+    blocks = re.findall(r"```console\n(.*?)```", quick, re.DOTALL)
+    commands = [line[2:] for block in blocks for line in block.splitlines() if line.startswith("$ ")]
+    venv = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert len(commands) == 2
+    assert commands[0].startswith(venv + "pip install . && cupel select ")
+    assert commands[1] == venv + "pip install -e '.[test]' && python -m pytest"
 
 
 def test_the_document_compressor_extra_installs_what_its_example_imports() -> None:
