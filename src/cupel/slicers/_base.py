@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from cupel.diagnostics.events import CountRequirementShortfall
-from cupel.diagnostics.reasons import ExclusionReason
+from cupel.diagnostics.reasons import ExclusionReason, budget_exceeded
 from cupel.model import ContextBudget, ContextItem, ScoredItem
 from cupel.protocols import Slicer
 
@@ -15,6 +15,7 @@ __all__ = [
     "CountRequirementShortfall",
     "DetailedSlicer",
     "SliceOutcome",
+    "budget_outcome",
     "is_count_quota_slicer",
     "is_quota_slicer",
 ]
@@ -33,6 +34,20 @@ class SliceOutcome:
     selected: tuple[ContextItem, ...]
     exclusions: tuple[tuple[ContextItem, ExclusionReason], ...] = ()
     shortfalls: tuple[CountRequirementShortfall, ...] = ()
+
+
+def budget_outcome(
+    scored: Sequence[ScoredItem],
+    tokens: Sequence[int],
+    chosen: Sequence[int],
+    skipped: Sequence[tuple[int, int]],
+) -> SliceOutcome:
+    """A budget fill's outcome: the ``chosen`` items, and each ``skipped`` index with the tokens that
+    remained when it was considered (its BudgetExceeded)."""
+    exclusions = tuple(
+        (scored[index].item, budget_exceeded(tokens[index], remaining)) for index, remaining in skipped
+    )
+    return SliceOutcome(tuple(scored[index].item for index in chosen), exclusions)
 
 
 @runtime_checkable

@@ -13,7 +13,6 @@ from cupel.slicers._greedy_fill import greedy_fill_unordered
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
-    from cupel.diagnostics.reasons import ExclusionReason
     from cupel.slicers._base import SliceOutcome
 
 _MAX_FLOAT = sys.float_info.max
@@ -106,8 +105,8 @@ class GreedySlice:
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
         # Imported here: only a traced run asks for the reasons, and ``slice`` must not load them.
-        from cupel.diagnostics.reasons import BudgetExceeded, budget_exceeded
-        from cupel.slicers._base import SliceOutcome
+        from cupel.diagnostics.reasons import BudgetExceeded
+        from cupel.slicers._base import SliceOutcome, budget_outcome
 
         target = budget.target_tokens
         if target <= 0:
@@ -118,10 +117,7 @@ class GreedySlice:
         scores = [entry.score for entry in scored]
         skipped: list[tuple[int, int]] = []
         chosen = greedy_select(range(len(scored)), tokens, scores, target, skipped)
-        exclusions: list[tuple[ContextItem, ExclusionReason]] = [
-            (scored[index].item, budget_exceeded(tokens[index], remaining)) for index, remaining in skipped
-        ]
-        return SliceOutcome(tuple(scored[index].item for index in chosen), tuple(exclusions))
+        return budget_outcome(scored, tokens, chosen, skipped)
 
     def __repr__(self) -> str:
         return "GreedySlice()"

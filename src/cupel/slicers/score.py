@@ -13,7 +13,6 @@ from cupel.model import ContextBudget, ContextItem, ScoredItem
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
-    from cupel.diagnostics.reasons import ExclusionReason
     from cupel.slicers._base import SliceOutcome
 
 __all__ = ["ScoreSlice", "score_select"]
@@ -67,16 +66,12 @@ class ScoreSlice:
         return score_select(order, tokens, budget.target_tokens, skipped), skipped
 
     def slice_detailed(self, scored: Sequence[ScoredItem], budget: ContextBudget) -> SliceOutcome:
-        from cupel.diagnostics.reasons import budget_exceeded
-        from cupel.slicers._base import SliceOutcome
+        from cupel.slicers._base import budget_outcome
 
         tokens = [entry.item.tokens for entry in scored]
         skipped: list[tuple[int, int]] = []
         chosen = score_select(_by_score(scored), tokens, budget.target_tokens, skipped)
-        exclusions: list[tuple[ContextItem, ExclusionReason]] = [
-            (scored[index].item, budget_exceeded(tokens[index], remaining)) for index, remaining in skipped
-        ]
-        return SliceOutcome(tuple(scored[index].item for index in chosen), tuple(exclusions))
+        return budget_outcome(scored, tokens, chosen, skipped)
 
     def __repr__(self) -> str:
         return "ScoreSlice()"
