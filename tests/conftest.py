@@ -7,9 +7,14 @@ import os
 from hypothesis import HealthCheck, settings
 
 from tests.numeric_paths import always_fast  # noqa: F401  (a fixture shared by the numpy-path tests)
+from tests.profiles import PROFILE, THOROUGH_EXAMPLES, examples
 
+# quick (the default) or thorough, as CUPEL_HYPOTHESIS_PROFILE chooses (tests/profiles.py); CI derandomizes.
 settings.register_profile(
-    "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    PROFILE,
+    max_examples=examples(THOROUGH_EXAMPLES),
+    deadline=None,
+    derandomize=bool(os.environ.get("CI")),
+    suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+settings.load_profile(PROFILE)

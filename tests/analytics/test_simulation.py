@@ -40,6 +40,7 @@ from cupel.slicers import (
     KnapsackSlice,
     QuotaSlice,
 )
+from tests.profiles import examples
 from tests.strategies import item_lists
 
 # --- literal reference implementations over dry_run ------------------------------------------------
@@ -422,7 +423,7 @@ def simulation_cases(
     return pipeline, items, target, ceiling
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(simulation_cases(uniform=False))
 def test_min_budget_equals_the_literal_binary_search(
     case: tuple[Pipeline, list[ContextItem], ContextItem, int],
@@ -434,7 +435,7 @@ def test_min_budget_equals_the_literal_binary_search(
     )
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(simulation_cases(uniform=True))
 def test_min_budget_equals_the_linear_scan_when_inclusion_is_monotonic(
     case: tuple[Pipeline, list[ContextItem], ContextItem, int],
@@ -450,7 +451,7 @@ def test_min_budget_equals_the_linear_scan_when_inclusion_is_monotonic(
     )
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(simulation_cases(uniform=False))
 def test_min_budget_is_sound(case: tuple[Pipeline, list[ContextItem], ContextItem, int]) -> None:
     """Whatever the slicer, a returned budget includes the target, and equals the scan when the scan's

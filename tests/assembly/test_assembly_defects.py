@@ -26,6 +26,7 @@ from cupel.assembly import (
     parse_results,
 )
 from cupel.errors import CupelError, InvalidConfigurationError
+from tests.profiles import examples
 
 from .helpers import cupel_assemble, exact_budget, result, sized
 
@@ -45,7 +46,7 @@ def test_a_cut_whose_kept_part_is_whitespace_is_never_packed_as_a_bare_ellipsis(
     assert alone.chunks == ()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     texts=st.lists(st.text(alphabet=" \n\tab.", min_size=1, max_size=40), min_size=1, max_size=5),
     available=st.integers(0, 20),

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from cupel.assembly import ChunkingOptions, chunk_document
 from cupel.assembly.chunking import kind_of
 from cupel.errors import InvalidConfigurationError
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 PIECES = [*"ab é#\n`~-", "word ", "## Heading\n", "```\n"]
@@ -22,7 +23,7 @@ def check_offsets(text: str, chunks: list) -> None:  # type: ignore[type-arg]
         assert data[chunk.byte_offset :].startswith(chunk.text.encode("utf-8"))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     text=st.lists(st.sampled_from([*"ab é#\n`~-", "word ", "## Heading\n", "```\n"]), max_size=600).map(
         "".join

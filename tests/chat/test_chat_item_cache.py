@@ -21,6 +21,7 @@ from tests.chat._transcripts import (
     plain_transcript,
     to_langchain,
 )
+from tests.profiles import examples
 
 from cupel.chat import ChatOptions, ChatSession, select_messages
 from cupel.chat import session as sessions
@@ -127,7 +128,7 @@ edits = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(1, 30), st.lists(edits, min_size=1, max_size=4), st.integers(0, 300))
 def test_reports_after_any_edits_equal_those_with_nothing_kept(
     size: int, rounds: list[list[tuple[str, int]]], budget: int
@@ -171,7 +172,7 @@ def _fresh_outcome(messages: list[Any], budget: int) -> object:
     return _outcome(messages, budget)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.one_of(openai_transcripts(), anthropic_transcripts()),
     st.data(),

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
+from tests.profiles import examples
 
 from cupel import BudgetOverflowError
 from cupel.chat import (
@@ -26,7 +27,7 @@ from cupel.chat import (
 from cupel.chat.choose_units import select_last, split_turns
 from cupel.chat.options import resolve_budget
 
-EXAMPLES = 150
+EXAMPLES = examples(150)
 
 transcripts = st.one_of(
     openai_transcripts().map(lambda messages: ("openai", messages)),

@@ -12,12 +12,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import openai_transcripts, to_langchain
+from tests.profiles import examples
 
 from cupel.chat import validate_transcript
 from cupel.chat.langchain import message_token_counts, select_messages
 from cupel.errors import BudgetOverflowError
 
-EXAMPLES = 300
+EXAMPLES = examples(300)
 
 
 def broken(messages: list[Any], *, for_request: bool = True) -> set[str]:

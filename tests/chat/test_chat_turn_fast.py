@@ -23,6 +23,7 @@ from tests.chat._transcripts import (
     to_langchain,
     turn_arguments,
 )
+from tests.profiles import examples
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messages
@@ -37,7 +38,7 @@ from cupel.policy import chat, document_qa, long_running, tool_use
 from cupel.scorers import CompositeScorer, KindScorer, RecencyScorer, TagScorer
 from cupel.slicers import GreedySlice
 
-EXAMPLES = 120
+EXAMPLES = examples(120)
 
 pipelines = st.sampled_from(
     [

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import openai_transcripts, to_langchain, turn_arguments
+from tests.profiles import examples
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages, to_messages
@@ -21,7 +22,7 @@ from cupel.errors import CupelError
 from cupel.model import ContextBudget
 from cupel.policy import chat, tool_use
 
-EXAMPLES = 150
+EXAMPLES = examples(150)
 
 pipelines = st.sampled_from(
     [

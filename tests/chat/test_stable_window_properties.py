@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import anthropic_transcripts, openai_transcripts
+from tests.profiles import examples
 
 from cupel import BudgetOverflowError, PinnedItemsExceedBudgetError
 from cupel.chat import (
@@ -26,7 +27,7 @@ from cupel.chat import (
     validate_transcript,
 )
 
-EXAMPLES = 40
+EXAMPLES = examples(40)
 
 transcripts = st.one_of(
     openai_transcripts().map(lambda messages: ("openai", messages)),

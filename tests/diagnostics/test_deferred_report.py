@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.profiles import examples
 from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
 
 from cupel import (
@@ -68,7 +69,7 @@ _FIELDS = ("events", "included", "excluded")
 _START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     item_lists(allow_negative=True),
     budgets(),
@@ -292,7 +293,7 @@ def test_shared_inclusion_events_read_as_one_event_per_score() -> None:
     assert _shared_scored_events([index / 7 for index in range(6000)]) is None  # few equal scores
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), target=st.integers(0, 400))
 def test_a_traced_run_places_by_the_remembered_timestamps(seed: int, target: int, always_fast: None) -> None:
     # Like the untraced run, the traced run places a Selection: ChronologicalPlacer takes the selected

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.profiles import examples
 from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
 
 from cupel import (
@@ -104,7 +105,7 @@ def assert_explained_as_by_identity(
     assert [entry.item for entry in actual.excluded] == [entry.item for entry in expected.excluded]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES[:3]))
 def test_index_list_explanations_equal_the_identity_based_ones(
     items: list[ContextItem], budget: ContextBudget, sample: Pipeline
@@ -190,7 +191,7 @@ class _ItemByItemCollector(DiagnosticTraceCollector):
     """Not the plain collector type, so the pipeline reports to it one decision at a time."""
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES))
 def test_batched_reports_equal_item_by_item_ones(
     items: list[ContextItem], budget: ContextBudget, sample: Pipeline
@@ -271,7 +272,7 @@ _ATTRIBUTIONS = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     _ATTRIBUTIONS,
     st.lists(st.tuples(st.integers(0, 60), _SCORES, st.none() | st.integers(-5, 60)), max_size=40),
@@ -283,7 +284,7 @@ def test_batch_budget_reasons_equal_the_reasons_one_by_one(
     _check_budget_reasons(attribution, tokens, [row[1] for row in rows], [row[2] for row in rows])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_ATTRIBUTIONS, st.lists(st.tuples(st.integers(0, 60), _SCORES, st.integers(1, 8)), max_size=40))
 def test_batch_budget_reasons_when_every_item_exceeded_what_was_left(
     attribution: SliceAttribution, rows: list[tuple[int, float, int]]
@@ -340,7 +341,7 @@ def test_budget_exceeded_describes_itself_as_every_reason_does(tokens: int, avai
     assert reason.describe() == ExclusionReason.describe(reason) == f"{reason.name}: {reason.details()}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     _ATTRIBUTIONS,
     st.lists(st.tuples(st.integers(0, 60), _SCORES, st.integers(-3, 8)), max_size=40),

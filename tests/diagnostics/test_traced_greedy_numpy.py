@@ -15,6 +15,7 @@ from tests.diagnostics.test_report_building import (
     _without_timings,
     assert_explained_as_by_identity,
 )
+from tests.profiles import examples
 from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
 
 from cupel import ContextBudget, ContextItem, GreedySlice, Pipeline, PriorityScorer
@@ -32,7 +33,7 @@ def _walked(order: list[int], tokens: list[int], scores: list[float], target: in
     return chosen, left, [remaining[index] for index in left], [tokens[index] for index in left]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 50), st.sampled_from([0.0, 0.1, 0.5, 1.0, 2.0])), max_size=60),
     st.integers(1, 400),
@@ -52,7 +53,7 @@ def test_left_out_and_remaining_equal_the_greedy_walk(
     assert fast[4] == all(count > 0 for count in tokens)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(item_lists(allow_negative=True), budgets(), st.sampled_from(SAMPLE_PIPELINES[:3]))
 def test_numpy_traced_greedy_reports_equal_the_identity_based_ones(
     always_fast: None, items: list[ContextItem], budget: ContextBudget, sample: Pipeline

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.profiles import examples
 from tests.strategies import SAMPLE_PIPELINES, budgets, item_lists
 
 from cupel import (
@@ -264,7 +265,7 @@ def test_nan_scores_sort_last_in_the_u_shaped_placer() -> None:
     assert [item.content for item in UShapedPlacer().place(entries)] == ["p2", "p0", "p1", "p3"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.one_of(st.floats(-2, 2, allow_nan=False), st.just(NAN)), max_size=12))
 def test_nan_never_changes_the_order_of_finite_scores(scores: list[float]) -> None:
     items = [ContextItem(f"n{index}", 7) for index in range(len(scores))]
@@ -407,7 +408,7 @@ def nan_last(score: float) -> float:
     return -math.inf if math.isnan(score) else score
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.sampled_from(PROPERTY_PIPELINES),
     item_lists(allow_negative=True),

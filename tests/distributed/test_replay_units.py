@@ -20,6 +20,7 @@ from cupel.distributed.partition import RawSession, ReplayPlan, replay_records
 from cupel.distributed.sessions import session_record
 from cupel.distributed.summary import finish_summary, merge_partials, partial_summary, render_summary
 from cupel.policy import get_preset, loads_policy, policy_to_dict
+from tests.profiles import examples
 
 PLAN = ReplayPlan(policy_documents(["chat", "rag"]), (("session", None), ("900", {"maxTokens": 900})))
 
@@ -92,7 +93,7 @@ def _stable(summary: dict[str, object]) -> str:
     return json.dumps(summary, sort_keys=True, default=str)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.permutations(range(len(ROWS))), st.lists(st.integers(0, len(ROWS)), max_size=6))
 def test_the_summary_does_not_depend_on_row_order_or_partitioning(order: list[int], cuts: list[int]) -> None:
     whole = finish_summary(merge_partials([partial_summary(ROWS)]))

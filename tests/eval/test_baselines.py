@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cupel.eval.baselines import oracle_knapsack, random_units, recent_items, recent_messages
+from tests.profiles import examples
 
 
 def _brute_force(tokens: list[int], values: dict[int, float], limit: int) -> float:
@@ -21,7 +22,7 @@ def _brute_force(tokens: list[int], values: dict[int, float], limit: int) -> flo
     return best
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     st.lists(st.integers(0, 60), min_size=1, max_size=9).flatmap(
         lambda tokens: st.tuples(
@@ -75,7 +76,7 @@ def _transcripts() -> st.SearchStrategy[tuple[list[str], list[int], int, bool]]:
     )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(_transcripts())
 def test_recent_messages_equals_langchain_trim_messages_last(
     case: tuple[list[str], list[int], int, bool],

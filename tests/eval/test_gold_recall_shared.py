@@ -16,6 +16,7 @@ from cupel.distributed.partition import GOLD_METRICS, RawSession, ReplayPlan, re
 from cupel.distributed.replay import policy_documents
 from cupel.eval import case_from_dict, evaluate
 from cupel.eval.metrics import interchangeable
+from tests.profiles import examples
 
 
 @st.composite
@@ -34,7 +35,7 @@ def cases(draw: st.DrawFn) -> dict[str, object]:
     return {"id": "case", "items": items, "gold": gold}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(record=cases(), budget=st.integers(10, 120), policy=st.sampled_from(["rag", "chat"]))
 def test_replay_and_eval_agree_on_every_gold_metric(
     record: dict[str, object], budget: int, policy: str

@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 from cupel.policy import PolicyFileError, loads_policy, policy_from_dict, policy_schema, policy_to_dict
 from cupel.policy._schema import SCHEMA_PATH, generate_schema, schema_text
 from tests.policy.strategies import CLOCK, policies
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^```(toml|json)\n(.*?)^```", re.DOTALL | re.MULTILINE)
@@ -178,7 +179,7 @@ def _loader_accepts(document: dict[str, Any]) -> bool:
     return True
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(policies)
 def test_schema_and_loader_agree_on_which_parameters_are_required(policy: Any) -> None:
     """Leave out any one parameter of any table: the schema and the loader both accept, or both reject."""

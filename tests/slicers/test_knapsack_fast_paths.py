@@ -19,6 +19,7 @@ from cupel.slicers import _knapsack_numpy as numpy_module
 from cupel.slicers._knapsack_dp import _knapsack_reference, _plan
 from cupel.slicers._knapsack_numpy import _knapsack_numpy, _plan_numpy, _ranks, _scaled_values_numpy
 from cupel.slicers.knapsack import _INT64_MAX, SCORE_SCALE, _numpy_columns, _scaled_value
+from tests.profiles import examples
 
 from ._support import spec_knapsack
 
@@ -47,7 +48,7 @@ dp_cases = st.integers(min_value=1, max_value=200).flatmap(_dp_case)
 
 
 @pytest.mark.parametrize(("full_width_below", "block_rows"), ROUTES)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=dp_cases)
 def test_each_route_selects_what_the_reference_selects(
     full_width_below: int, block_rows: int, case: tuple[list[int], list[int], int]
@@ -60,14 +61,14 @@ def test_each_route_selects_what_the_reference_selects(
     assert selected == _knapsack_reference(weights, values, capacity)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(dp_cases)
 def test_numpy_plan_equals_the_plan(case: tuple[list[int], list[int], int]) -> None:
     weights, values, capacity = case
     assert _plan_numpy(weights, values, capacity) == _plan(weights, values, capacity)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.lists(st.one_of(st.integers(min_value=1, max_value=20), st.integers(min_value=1, max_value=10**6))))
 def test_ranks_by_counting_or_sorting_equal_numpys_unique(weights: list[int]) -> None:
     import numpy as np
@@ -129,14 +130,14 @@ finite_or_not = st.one_of(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(finite_or_not, max_size=40))
 def test_vectorised_scaling_equals_the_scalar_rule(scores: list[float]) -> None:
     expected = [_scaled_value(score) for score in scores]
     assert _scaled_values_numpy(scores, SCORE_SCALE).tolist() == expected
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     st.lists(
         st.tuples(st.integers(min_value=1, max_value=2**63 - 1), finite_or_not), min_size=1, max_size=30
@@ -165,7 +166,7 @@ def test_numpy_columns_decline_what_they_cannot_compute_exactly() -> None:
     assert _numpy_columns([10, 20], [0.25, 0.5], 3) is not None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     st.lists(
         st.tuples(

@@ -28,6 +28,7 @@ from cupel.slicers import knapsack as knapsack_module
 from cupel.slicers._knapsack_dp import _knapsack_bitset, _knapsack_reference, _plan
 from cupel.slicers._knapsack_numpy import _knapsack_numpy
 from cupel.slicers.knapsack import _INT64_MAX, _scaled_value, _solve
+from tests.profiles import examples
 
 from ._support import budget, contents, scored, scored_lists, spec_knapsack
 
@@ -235,7 +236,7 @@ def _value(entry: ScoredItem) -> int:
     return max(0, math.floor(entry.score * 10000))
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(scored_lists(max_size=12, max_tokens=60), st.integers(min_value=0, max_value=300))
 def test_bucket_one_reaches_the_brute_force_optimum(items: list[ScoredItem], target: int) -> None:
     chosen = {id(item) for item in KnapsackSlice(bucket_size=1).slice(items, budget(target))}
@@ -252,7 +253,7 @@ def test_bucket_one_reaches_the_brute_force_optimum(items: list[ScoredItem], tar
         assert all(id(entry.item) in chosen for entry in items if entry.item.tokens == 0)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     scored_lists(max_size=25, max_tokens=200),
     st.integers(min_value=0, max_value=1200),
@@ -295,14 +296,14 @@ def _columns(case: tuple[list[tuple[int, int]], int]) -> tuple[list[int], list[i
     return [weight for weight, _ in pairs], [value for _, value in pairs], capacity
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(dp_inputs)
 def test_bitset_dp_selects_what_the_reference_selects(case: tuple[list[tuple[int, int]], int]) -> None:
     weights, values, capacity = _columns(case)
     assert _knapsack_bitset(weights, values, capacity) == _knapsack_reference(weights, values, capacity)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(dp_inputs)
 def test_numpy_dp_selects_what_the_reference_selects(case: tuple[list[tuple[int, int]], int]) -> None:
     weights, values, capacity = _columns(case)
@@ -311,14 +312,14 @@ def test_numpy_dp_selects_what_the_reference_selects(case: tuple[list[tuple[int,
     assert _knapsack_numpy(weights, values, capacity) == _knapsack_reference(weights, values, capacity)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(dp_inputs)
 def test_dispatch_equals_the_reference_dp(case: tuple[list[tuple[int, int]], int]) -> None:
     weights, values, capacity = _columns(case)
     assert _solve(weights, values, capacity) == _knapsack_reference(weights, values, capacity)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(dp_inputs)
 def test_dropped_rows_never_set_a_keep_bit(case: tuple[list[tuple[int, int]], int]) -> None:
     """The plan's premise, checked on the spec's full table: a row it drops is all zeros."""

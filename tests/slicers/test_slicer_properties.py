@@ -18,6 +18,7 @@ from cupel.slicers import (
     QuotaSet,
     QuotaSlice,
 )
+from tests.profiles import examples
 
 from ._support import scored_lists
 
@@ -69,7 +70,7 @@ def _committed_count(slicer: Slicer, items: Sequence[ScoredItem]) -> int:
     )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(slicers, scored_lists(max_size=16), st.integers(min_value=0, max_value=800), st.integers(0, 200))
 def test_slicer_contract(slicer: Slicer, items: list[ScoredItem], target: int, headroom: int) -> None:
     budget = ContextBudget(target + headroom, target)

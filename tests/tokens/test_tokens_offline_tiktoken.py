@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.profiles import examples
 from tests.tokens._texts import base64_blob, mixed_scripts, runs, varied_texts
 
 from cupel import InvalidConfigurationError
@@ -105,7 +106,7 @@ def test_pure_equals_native_on_pathological_text(encoding: str) -> None:
 _PARTS = st.sampled_from([b"a", b"b", b"-", b" ", b"\xe8\xaa\x9e", b"0", b"=", b"\n", b"ing", b"\xff"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_PARTS, min_size=12, max_size=120), st.sampled_from(ENCODINGS))
 def test_heap_merge_equals_the_reference_loop(parts: list[bytes], encoding: str) -> None:
     ranks = load_ranks(encoding)
