@@ -180,6 +180,17 @@ class _JsonValueError(Exception):
     """A JSON value that the grammar allows but cupel rejects (raised from the parse hooks)."""
 
 
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An ``object_pairs_hook`` for :func:`loads_json` that refuses a key given twice in one object
+    (RFC 8259 leaves it open; keeping either value would silently drop the other)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _JsonValueError(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
+        result[key] = value
+    return result
+
+
 def loads_json(
     text: str,
     source: str,

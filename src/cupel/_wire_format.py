@@ -75,15 +75,16 @@ def dumps(data: Any, *, indent: int | None = None) -> str:
         raise CupelTypeError(f"value cannot be written as JSON: {error}") from None
 
 
-def loads(text: str | bytes, source: str = "") -> Any:
-    """Parse wire-format JSON with the project's one reader (strict UTF-8 and RFC 8259, depth limit)."""
+def loads(text: str | bytes, source: str = "", *, unique_keys: bool = False) -> Any:
+    """Parse wire-format JSON with the project's one reader (strict UTF-8 and RFC 8259, depth limit);
+    ``unique_keys`` also refuses a key given twice in one object."""
     from cupel import _input  # imported on use, like json: reading is not needed by ``import cupel``
 
     if isinstance(text, bytes | bytearray):
         text = _input.decode_text(bytes(text), source)
     if not isinstance(text, str):
         raise CupelTypeError(f"JSON text must be str or bytes, got {type(text).__name__}")
-    return _input.loads_json(text, source)
+    return _input.loads_json(text, source, object_pairs_hook=_input.unique_keys if unique_keys else None)
 
 
 #: How non-finite numbers are written: RFC 8259 JSON has no NaN or infinities, so they become strings.

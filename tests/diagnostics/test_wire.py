@@ -13,6 +13,7 @@ from cupel import (
     BudgetExceeded,
     ContextBudget,
     ContextItem,
+    CupelError,
     CupelTypeError,
     Deduplicated,
     ExclusionReason,
@@ -60,6 +61,34 @@ def test_reason_envelopes_match_the_spec_examples() -> None:
 @pytest.mark.parametrize("reason", ALL_REASONS, ids=lambda r: r.name)
 def test_reason_round_trip(reason: ExclusionReason) -> None:
     assert ExclusionReason.from_json(reason.to_json()) == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"reason": "ScoredTooLow", "score": NaN, "threshold": 0.5}', "NaN is not a JSON number"),
+        ('{"reason": "BudgetExceeded", "item_tokens": Infinity, "available_tokens": 1}', "Infinity is not"),
+        ('{"reason": "ScoredTooLow", "score": 1e400, "threshold": 0.5}', "number 1e400 is out of range"),
+        ('{"reason": "NegativeTokens", "tokens": -1, "tokens": 5}', 'duplicate key "tokens"'),
+        ('{"reason": "TooSpicy", "heat": 1, "heat": 2}', 'duplicate key "heat"'),
+        ('{"reason": "Filtered", "filter_name": "\\ud800"}', "filter_name: lone surrogate"),
+        ("[" * 200 + "]" * 200, "nested deeper than 128 levels"),
+        (b'{"reason": "\xff"}', "not UTF-8 text"),
+    ],
+)
+def test_reason_from_json_reads_strict_json_only(text: str | bytes, problem: str) -> None:
+    with pytest.raises(CupelError) as raised:
+        ExclusionReason.from_json(text)
+    message = str(raised.value)
+    assert message.startswith("ExclusionReason: ") and problem in message
+    assert "\n" not in message
+
+
+def test_reason_to_json_writes_strict_json_only() -> None:
+    with pytest.raises(CupelTypeError, match="cannot be written as JSON"):
+        ScoredTooLow(float("nan"), 0.5).to_json()
+    text = ScoredTooLow(0.5, 0.25).to_json()
+    assert json.loads(text) == {"reason": "ScoredTooLow", "score": 0.5, "threshold": 0.25}
 
 
 def test_unknown_reason_preserved() -> None:

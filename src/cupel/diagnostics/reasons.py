@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from cupel._trusted import trusted_batch, trusted_constructor
+from cupel._wire_format import dumps, loads
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
 __all__ = [
@@ -53,9 +54,8 @@ class ExclusionReason:
         return payload
 
     def to_json(self) -> str:
-        import json
-
-        return json.dumps(self.to_dict(), ensure_ascii=False)
+        """Strict (RFC 8259) JSON text: a field that JSON cannot represent (NaN) is an error, not ``NaN``."""
+        return dumps(self.to_dict())
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> ExclusionReason:
@@ -64,9 +64,9 @@ class ExclusionReason:
 
     @staticmethod
     def from_json(text: str | bytes) -> ExclusionReason:
-        import json
-
-        return exclusion_reason_from_dict(json.loads(text))
+        """Read strict JSON text with the one reader (:mod:`cupel._input`): ``NaN``, ``Infinity``,
+        ``1e400`` and a key given twice are refused in one line."""
+        return exclusion_reason_from_dict(loads(text, "ExclusionReason", unique_keys=True))
 
     def _fields(self) -> dict[str, Any]:
         assert dataclasses.is_dataclass(self)

@@ -233,18 +233,9 @@ def _parse_toml(text: str) -> Any:
     return data
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise PolicyFileError("", f"invalid JSON: duplicate key {_show(key)}")
-        result[key] = value
-    return result
-
-
 def _parse_json(text: str) -> Any:
     try:
-        return _input.loads_json(text, "", object_pairs_hook=_no_duplicate_keys)
+        return _input.loads_json(text, "", object_pairs_hook=_input.unique_keys)
     except _input.InputError as error:
         raise PolicyFileError("", error.problem) from None
 
