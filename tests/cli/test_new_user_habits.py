@@ -149,6 +149,32 @@ def test_eval_counts_one_case_in_the_singular(tmp_path: Path) -> None:
     assert "1 cases" not in result.stdout
 
 
+def test_select_explain_and_sensitivity_count_one_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cupel.cli import main
+
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([{"content": "a", "tokens": 1}]), encoding="utf-8")
+    assert main(["select", str(path), "--budget", "1", "--format", "text"]) == 0
+    assert "· 1 token\n" in capsys.readouterr().out
+    assert main(["explain", str(path), "--budget", "1"]) == 0
+    assert capsys.readouterr().out.startswith("1 of 1 candidate included · ")
+    html = tmp_path / "report.html"
+    assert main(["explain", str(path), "--budget", "1", "--html", str(html)]) == 0
+    assert "1 of 1 candidate included · 1 token considered" in html.read_text(encoding="utf-8")
+    assert main(["sensitivity", str(path), "--budget", "1", "--policy", "chat", "--policy", "rag"]) == 0
+    shown = capsys.readouterr().out
+    assert "  chat: 1 included, 1 token\n" in shown and "between 2 policies" in shown
+    for output in (shown, html.read_text(encoding="utf-8")):
+        assert not re.search(r"\b1 (candidates|tokens|policies)\b", output)
+    results = tmp_path / "one.jsonl"
+    results.write_text((ROOT / "examples" / "rag-results.jsonl").read_text().splitlines()[0] + "\n")
+    reserves = ["--reserved-system", "0", "--reserved-query", "0", "--reserved-response", "0"]
+    assert main(["assemble", str(results), "--budget", "1", *reserves, "--summary"]) == 0
+    assert capsys.readouterr().err == "cupel assemble: 0 of 1 chunk from 0 documents, 0 of 1 token\n"
+
+
 # cupel select counts the tokens of items that do not carry them.
 
 
@@ -167,6 +193,35 @@ def test_select_counts_items_without_tokens(tmp_path: Path) -> None:
     result = cupel("select", "--batch", str(batch), "--tokenizer", "heuristic")
     assert result.returncode == 0, result.stderr
     assert {item["tokens"] for item in json.loads(result.stdout)["items"]} == {10, 2}
+
+
+def test_explain_and_sensitivity_count_items_without_tokens_as_select_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cupel.cli import main
+
+    items = [{"content": "x" * 40, "kind": "Message"}, {"content": "short", "tokens": 2}]
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    counts = []
+    for tokenizer in ("heuristic", "cl100k_base"):
+        assert main(["select", str(path), "--budget", "100", "--tokenizer", tokenizer]) == 0
+        selected = {item["content"]: item["tokens"] for item in json.loads(capsys.readouterr().out)}
+        counted = selected["x" * 40]
+        counts.append(counted)
+        assert selected["short"] == 2
+        assert main(["explain", str(path), "--budget", "100", "--tokenizer", tokenizer]) == 0
+        explained = capsys.readouterr().out
+        assert explained.startswith("2 of 2 candidates included")
+        assert f"{counted + 2} used / 100 target" in explained
+        arguments = ["sensitivity", str(path), "--budget", f"{counted}", "--tokenizer", tokenizer]
+        assert main([*arguments, "--policy", "chat", "--policy", "rag", "--format", "json"]) == 0
+        variants = json.loads(capsys.readouterr().out)["variants"]
+        assert [len(variant["included"]) for variant in variants] == [1, 1]
+    assert counts[0] == 10 and counts[1] != 10  # the counter chosen is the one that counted
+    assert main(["explain", str(path), "--budget", "100", "--tokenizer", "nonesuch"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert json.loads(path.read_text(encoding="utf-8")) == items  # the input is left as it was
 
 
 # The docs and extras a new user reads.

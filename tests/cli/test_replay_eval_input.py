@@ -366,5 +366,5 @@ def test_the_replay_example_in_the_docs_runs_as_a_script(tmp_path: Path) -> None
         env={**os.environ, "DASK_NUM_WORKERS": "1"},
     )
     assert result.returncode == 0, result.stderr
-    assert "chat @ budget 4000: 1 sessions" in result.stdout
+    assert "chat @ budget 4000: 1 session\n" in result.stdout
     assert (tmp_path / "rows.parquet").is_file()

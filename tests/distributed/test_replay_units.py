@@ -120,6 +120,17 @@ def test_summary_percentiles_are_true_of_the_rows() -> None:
         assert "chat" in render_summary(summary, form)
 
 
+def test_the_text_summary_counts_one_session_in_the_singular() -> None:
+    (first,) = [row for row in ROWS if row["error"] is None][:1]
+    one = [row for row in ROWS if row["session_id"] == first["session_id"]]
+    text = render_summary(finish_summary(merge_partials([partial_summary(one)])), "text")
+    assert f"@ budget {first['budget']}: 1 session\n" in text
+    assert "eval means (1 session with gold)" in text
+    assert "1 sessions" not in text
+    many = render_summary(finish_summary(merge_partials([partial_summary(ROWS)])), "text")
+    assert ": 31 sessions\n" in many
+
+
 def test_replay_rejects_bad_arguments_with_one_line(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no such file"):
         replay([tmp_path / "missing.jsonl"], ["chat"])

@@ -198,10 +198,36 @@ class Candidates:
     messages: list[Any] | None
 
 
-def load_candidates(source: str) -> Candidates:
+def load_candidates(source: str, tokenizer: str) -> Candidates:
+    """The ITEMS argument of ``select``, ``explain`` and ``sensitivity``: a file or ``-``, each item without
+    ``tokens`` counted by ``tokenizer`` (``--tokenizer``)."""
     label = "<stdin>" if source == "-" else source
     data, _ = parse_json_documents(read_text(source), label)
-    return candidates_from_json(data, label)
+    return candidates_from_json(with_tokens(data, tokenizer), label)
+
+
+def _uncounted(entry: object) -> bool:
+    """An item object without ``tokens`` whose text can be counted (a chat message has a role)."""
+    return (
+        isinstance(entry, dict)
+        and "tokens" not in entry
+        and "role" not in entry
+        and isinstance(entry.get("content"), str)
+    )
+
+
+def with_tokens(data: object, tokenizer: str) -> object:
+    """``data`` with each item that has no ``tokens`` counted by ``--tokenizer``, as ``cupel eval``
+    counts them; new objects, the input is left as it was. Anything else is returned unchanged."""
+    if isinstance(data, dict) and "items" in data and "messages" not in data:
+        items = with_tokens(data["items"], tokenizer)
+        return data if items is data["items"] else {**data, "items": items}
+    if not isinstance(data, list) or not any(map(_uncounted, data)):
+        return data
+    from cupel.tokens.resolve import resolve_counter as as_counter
+
+    count = as_counter(resolve_counter(tokenizer)).count
+    return [{**entry, "tokens": count(entry["content"])} if _uncounted(entry) else entry for entry in data]
 
 
 def candidates_from_json(data: object, source: str) -> Candidates:

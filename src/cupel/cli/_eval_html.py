@@ -88,7 +88,7 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 
 def _recall_table(result: EvalResult, tag: str | None = None) -> str:
     columns: list[_Column] = [("policy", 170, False)] + [
-        (f"{b:,} tokens", None, True) for b in result.budgets
+        (counted(b, "token", grouped=True), None, True) for b in result.budgets
     ]
     rows = []
     for selector in result.selectors:

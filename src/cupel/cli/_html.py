@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from cupel import __version__
+from cupel._plural import counted
 from cupel.diagnostics.report import SelectionReport
 from cupel.model import ContextBudget, ascii_fold
 
@@ -63,7 +64,7 @@ def _budget_bar(report: SelectionReport, budget: ContextBudget, colours: dict[st
     legend = []
     for key, (label, tokens) in by_kind.items():
         percent = 100 * tokens / scale
-        title = escape(f"{label}: {tokens:,} tokens")
+        title = escape(f"{label}: {counted(tokens, 'token', grouped=True)}")
         segments.append(
             f'<div class="seg" style="width:{percent:.3f}%;background:{colours[key]}" title="{title}"></div>'
         )
@@ -268,8 +269,8 @@ def render_html(
         )
     return page(
         f"cupel selection report · policy {policy}",
-        f"{len(report.included)} of {report.total_candidates} candidates included · "
-        f"{report.total_tokens_considered:,} tokens considered",
+        f"{len(report.included)} of {counted(report.total_candidates, 'candidate')} included · "
+        f"{counted(report.total_tokens_considered, 'token', grouped=True)} considered",
         f"<h2>Budget by kind</h2>{_budget_bar(report, budget, colours)}"
         f"<h2>Score by position</h2>{_score_plot(report, colours)}{entries}",
     )

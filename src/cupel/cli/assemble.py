@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"cupel assemble: {len(context.chunks)} of {counted(candidates, 'chunk')} from "
             f"{counted(documents, 'document')}, "
-            f"{context.total_tokens} of {budget.available} tokens"
+            f"{context.total_tokens} of {counted(budget.available, 'token')}"
             f"{', last chunk truncated' if context.truncated else ''}",
             file=sys.stderr,
         )

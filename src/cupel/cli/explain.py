@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cupel._atomic import write_atomic
+from cupel._plural import counted
 from cupel.cli._chat import add_chat_arguments, chat_keywords, is_transcript_report, render_turns
 from cupel.cli._common import (
     CliError,
@@ -57,7 +58,7 @@ def explain_report(
     chat: dict[str, Any] | None = None,
     query: str | None = None,
 ) -> SelectionReport:
-    candidates = load_candidates(items_source)
+    candidates = load_candidates(items_source, tokenizer)
     pipeline = pipeline_for(policy)
     if candidates.messages is not None:
         from cupel.chat import select_messages
@@ -133,7 +134,7 @@ def render_text(report: SelectionReport, budget: ContextBudget, policy: str, wid
     pinned = sum(entry.item.tokens for entry in report.included if entry.item.pinned)
     share = f" ({100 * pinned / used:.0f}%)" if used else ""
     lines = [
-        f"{len(report.included)} of {report.total_candidates} candidates included · "
+        f"{len(report.included)} of {counted(report.total_candidates, 'candidate')} included · "
         f"policy {terminal_safe(policy)}",
         f"Budget {budget_bar(report, budget)} {used:,} used / {budget.target_tokens:,} target / "
         f"{budget.max_tokens:,} max · pinned {pinned:,}{share}",

@@ -182,10 +182,10 @@ def _check(path: str) -> int:
         print(f"{error}")
         return 1
     if not problems:
-        assert good is not None
+        assert good is not None and versions is not None
         print(
-            f"{path}: ok; integrity check passed and the state roots of all {versions} versions verify "
-            f"(latest: version {good.version}, state root {good.state_root})"
+            f"{path}: ok; integrity check passed and the state roots of all {counted(versions, 'version')} "
+            f"verify (latest: version {good.version}, state root {good.state_root})"
         )
         return 0
     print(f"{path}: damaged")

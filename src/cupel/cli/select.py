@@ -11,6 +11,7 @@ from typing import Any
 
 from cupel import _input
 from cupel._frozen import dataclass
+from cupel._plural import counted
 from cupel.cli._chat import add_chat_arguments, chat_keywords
 from cupel.cli._common import (
     Candidates,
@@ -21,12 +22,12 @@ from cupel.cli._common import (
     add_tokenizer_argument,
     budget_from_json,
     candidates_from_json,
+    load_candidates,
     parse_budget,
-    parse_json_documents,
     pipeline_for,
-    read_text,
     resolve_counter,
     resolve_policy,
+    with_tokens,
 )
 from cupel.cli._progress import Progress as _Progress
 from cupel.cli._terminal import terminal_safe
@@ -78,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--budget is required")
     budget = parse_budget(args.budget, args.reserve)
     pipeline = pipeline_for(args.policy)
-    label = "<stdin>" if args.items == "-" else args.items
-    data, _ = parse_json_documents(read_text(args.items), label)
-    candidates = candidates_from_json(with_tokens(data, args.tokenizer), label)
+    candidates = load_candidates(args.items, args.tokenizer)
     if candidates.messages is not None:
         from cupel.chat import select_messages
 
@@ -98,30 +97,6 @@ def run(args: argparse.Namespace) -> int:
     selection = select(candidates, budget, pipeline, args.tokenizer, query=args.query)
     sys.stdout.write(render(selection, args.format))
     return 0
-
-
-def _uncounted(entry: object) -> bool:
-    """An item object without ``tokens`` whose text can be counted (a chat message has a role)."""
-    return (
-        isinstance(entry, dict)
-        and "tokens" not in entry
-        and "role" not in entry
-        and isinstance(entry.get("content"), str)
-    )
-
-
-def with_tokens(data: object, tokenizer: str) -> object:
-    """``data`` with each item that has no ``tokens`` counted by ``--tokenizer``, as ``cupel eval``
-    counts them; new objects, the input is left as it was. Anything else is returned unchanged."""
-    if isinstance(data, dict) and "items" in data and "messages" not in data:
-        items = with_tokens(data["items"], tokenizer)
-        return data if items is data["items"] else {**data, "items": items}
-    if not isinstance(data, list) or not any(map(_uncounted, data)):
-        return data
-    from cupel.tokens.resolve import resolve_counter as as_counter
-
-    count = as_counter(resolve_counter(tokenizer)).count
-    return [{**entry, "tokens": count(entry["content"])} if _uncounted(entry) else entry for entry in data]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +148,7 @@ def _item_text(position: int, item: ContextItem) -> str:
     flags = " pinned" if item.pinned else ""
     kind = terminal_safe(str(item.kind))
     content = terminal_safe(item.content, keep_line_breaks=True)
-    return f"--- [{position}] {kind} · {item.tokens} tokens{flags}\n{content}\n"
+    return f"--- [{position}] {kind} · {counted(item.tokens, 'token')}{flags}\n{content}\n"
 
 
 def _message_text(message: Any) -> str:

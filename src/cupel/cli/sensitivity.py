@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             label = spec
         labels.add(label)
         variants.append((label, policy))
-    candidates = load_candidates(args.items)
+    candidates = load_candidates(args.items, args.tokenizer)
     if candidates.messages is not None:
         items, report = _transcript_sensitivity(candidates.messages, budget, variants, args)
     else:
@@ -91,12 +91,14 @@ def run(args: argparse.Namespace) -> int:
     labels_in_order = [label for label, _ in report.variants]
     lines = [
         f"{len(report.diffs)} of {counted(len(items), 'item')} "
-        f"{'swings' if len(report.diffs) == 1 else 'swing'} between {len(labels_in_order)} policies",
+        f"{'swings' if len(report.diffs) == 1 else 'swing'} between "
+        f"{counted(len(labels_in_order), 'policy', 'policies')}",
         "",
     ]
     for label, variant in report.variants:
         lines.append(
-            f"  {terminal_safe(label)}: {len(variant.included)} included, {variant.included_tokens:,} tokens"
+            f"  {terminal_safe(label)}: {len(variant.included)} included, "
+            f"{counted(variant.included_tokens, 'token', grouped=True)}"
         )
     if report.diffs:
         shown = [fit(terminal_safe(label), 40) for label in labels_in_order]

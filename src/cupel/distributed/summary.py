@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from cupel._plural import counted
 from cupel.distributed.partition import GOLD_METRICS, MALFORMED, PINNED_OVERFLOW
 
 __all__ = ["finish_summary", "merge_partials", "partial_summary", "render_summary"]
@@ -209,7 +210,7 @@ def render_summary(summary: Mapping[str, Any], format: str = "text") -> str:
     for run in summary["runs"]:
         use = run["budget_use"]
         times = run["selection_ms"]
-        lines.append(f"{run['policy']} @ budget {run['budget']}: {run['sessions']} sessions")
+        lines.append(f"{run['policy']} @ budget {run['budget']}: {counted(run['sessions'], 'session')}")
         lines.append(
             f"  selected {run['selected']}, malformed {run['malformed']}, "
             f"pinned overflow {run['pinned_overflow']}, other selection errors {run['selection_failed']}"
@@ -228,7 +229,9 @@ def render_summary(summary: Mapping[str, Any], format: str = "text") -> str:
         quality = run["eval"]
         if quality["sessions_with_gold"]:
             means = ", ".join(f"{name} {_mean(quality[name])}" for name in GOLD_METRICS)
-            lines.append(f"  eval means ({quality['sessions_with_gold']} sessions with gold): {means}")
+            lines.append(
+                f"  eval means ({counted(quality['sessions_with_gold'], 'session')} with gold): {means}"
+            )
     return "\n".join(lines) + "\n"
 
 
