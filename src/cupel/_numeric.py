@@ -242,6 +242,16 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
     return index[positions], counts[positions]
 
 
+def _large_density_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]) -> Any:
+    """``(numpy, candidates, token counts)`` of :func:`_density_order` for an ``order`` large enough for
+    numpy; None otherwise."""
+    np = _large(order)
+    if np is None:
+        return None
+    ordered = _density_order(np, order, tokens, scores)
+    return None if ordered is None else (np, *ordered)
+
+
 def densities(np: Any, index: Any, tokens: Sequence[int], scores: Sequence[float]) -> Any:
     """The token counts, value densities (zero tokens: the largest float) and scores of the
     candidates at ``index``, as arrays; None when numpy cannot reproduce the pure ordering exactly."""
@@ -264,13 +274,10 @@ def greedy_order(
 ) -> tuple[list[int], list[int]] | None:
     """Candidates of ``order`` by value density descending (ties by position in ``order``) and their
     token counts in that order, or None."""
-    np = _large(order)
-    if np is None:
+    found = _large_density_order(order, tokens, scores)
+    if found is None:
         return None
-    ordered = _density_order(np, order, tokens, scores)
-    if ordered is None:
-        return None
-    by_density, counts = ordered
+    _, by_density, counts = found
     return by_density.tolist(), counts.tolist()
 
 
@@ -290,13 +297,10 @@ def greedy_fill_by_density(
 ) -> tuple[Any, Any, Any] | None:
     """:func:`greedy_fill` as arrays: the candidates in density order, their token counts, and the
     positions taken in that order; None where numpy is not used."""
-    np = _large(order)
-    if np is None:
+    found = _large_density_order(order, tokens, scores)
+    if found is None:
         return None
-    ordered = _density_order(np, order, tokens, scores)
-    if ordered is None:
-        return None
-    by_density, counts = ordered
+    np, by_density, counts = found
     taken = fill_positions(np, counts, target)
     return None if taken is None else (by_density, counts, taken)
 

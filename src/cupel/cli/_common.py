@@ -291,6 +291,35 @@ def add_budget_arguments(
     parser.add_argument("--reserve", type=int, default=0, metavar="N", help="tokens reserved for the output")
 
 
+def add_comparison_arguments(
+    parser: argparse.ArgumentParser, *, policy_default: str, budget_default: str
+) -> None:
+    """Repeatable ``--policy`` and ``--budget``, for the commands that compare runs (``eval``, ``replay``)."""
+    parser.add_argument(
+        "--policy",
+        action="append",
+        metavar="NAME|FILE",
+        help=f"{POLICY_HELP}; repeat to compare; {policy_default}",
+    )
+    parser.add_argument(
+        "--budget",
+        action="append",
+        metavar="MAX[:TARGET]",
+        help=f"token budget; repeat to compare; {budget_default}",
+    )
+
+
+def whole_number(option: str, text: str, *, minimum: int | None = None) -> int:
+    """An option's base-10 integer (``--max-chars 1500``); the one-line error names the option."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise CliError(f"{option} must be a whole number, got {text!r}") from None
+    if minimum is not None and value < minimum:
+        raise CliError(f"{option} must be >= {minimum}, got {value}")
+    return value
+
+
 def add_tokenizer_argument(parser: argparse.ArgumentParser, *, default: str = "heuristic") -> None:
     from cupel.tokens.named import COUNTER_NAMES
 

@@ -31,14 +31,10 @@ from cupel.assembly import (
     read_results,
 )
 from cupel.assembly._validate import lone_surrogate
-from cupel.cli._common import CliError, add_tokenizer_argument, resolve_counter
+from cupel.cli._common import CliError, add_tokenizer_argument, resolve_counter, whole_number
 from cupel.errors import CupelError
 
 _STRATEGIES = ", ".join(strategy.value for strategy in PackingStrategy)
-
-
-class _InputError(Exception):
-    """A bad command-line value; the message is printed as is."""
 
 
 def register(subcommands: Any) -> None:
@@ -131,25 +127,15 @@ def register(subcommands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _count(option: str, text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise _InputError(f"{option} must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise _InputError(f"{option} must be >= 0, got {value}")
-    return value
-
-
 def _settings(args: argparse.Namespace) -> tuple[TokenBudget, AssemblyConfig]:
-    total = _count("--budget", args.budget)
-    system = _count("--reserved-system", args.reserved_system)
-    query = _count("--reserved-query", args.reserved_query)
-    response = _count("--reserved-response", args.reserved_response)
-    overhead = _count("--per-doc-overhead", args.per_doc_overhead)
+    total = whole_number("--budget", args.budget, minimum=0)
+    system = whole_number("--reserved-system", args.reserved_system, minimum=0)
+    query = whole_number("--reserved-query", args.reserved_query, minimum=0)
+    response = whole_number("--reserved-response", args.reserved_response, minimum=0)
+    overhead = whole_number("--per-doc-overhead", args.per_doc_overhead, minimum=0)
     reserved = system + query + response
     if total <= reserved:
-        raise _InputError(
+        raise CliError(
             f"--budget {total} leaves no tokens for the context: the reserves take "
             f"{'all of it' if total == reserved else 'more'} ({reserved} = --reserved-system {system} + "
             f"--reserved-query {query} + --reserved-response {response}); raise --budget or lower a reserve"
@@ -164,22 +150,22 @@ def _settings(args: argparse.Namespace) -> tuple[TokenBudget, AssemblyConfig]:
     try:
         threshold = float(args.dedup_threshold)
     except ValueError:
-        raise _InputError(f"--dedup-threshold must be a number, got {args.dedup_threshold!r}") from None
+        raise CliError(f"--dedup-threshold must be a number, got {args.dedup_threshold!r}") from None
     if not 0.0 <= threshold <= 1.0:
-        raise _InputError(f"--dedup-threshold must be between 0 and 1, got {args.dedup_threshold}")
+        raise CliError(f"--dedup-threshold must be between 0 and 1, got {args.dedup_threshold}")
     limit = (
-        None if args.max_chunks_per_doc is None else _count("--max-chunks-per-doc", args.max_chunks_per_doc)
+        None
+        if args.max_chunks_per_doc is None
+        else whole_number("--max-chunks-per-doc", args.max_chunks_per_doc, minimum=1)
     )
-    if limit == 0:
-        raise _InputError("--max-chunks-per-doc must be >= 1, got 0")
     try:
         strategy = PackingStrategy(args.strategy.replace("-", "_"))
     except ValueError:
-        raise _InputError(f"--strategy must be one of {_STRATEGIES}, got {args.strategy!r}") from None
+        raise CliError(f"--strategy must be one of {_STRATEGIES}, got {args.strategy!r}") from None
     if args.marker_tokens not in ("fixed", "exact"):
-        raise _InputError(f"--marker-tokens must be fixed or exact, got {args.marker_tokens!r}")
+        raise CliError(f"--marker-tokens must be fixed or exact, got {args.marker_tokens!r}")
     if args.format not in ("text", "json"):
-        raise _InputError(f"--format must be text or json, got {args.format!r}")
+        raise CliError(f"--format must be text or json, got {args.format!r}")
     config = AssemblyConfig(
         packing_strategy=strategy,
         dedup_threshold=threshold,
@@ -194,19 +180,19 @@ def _settings(args: argparse.Namespace) -> tuple[TokenBudget, AssemblyConfig]:
 def _check_arguments(args: argparse.Namespace) -> None:
     position = lone_surrogate(args.query)
     if position is not None:
-        raise _InputError(f"--query is not valid UTF-8 (an undecodable byte at character {position})")
+        raise CliError(f"--query is not valid UTF-8 (an undecodable byte at character {position})")
     if args.db is None:
         if args.results is None:
-            raise _InputError("give a RESULTS.jsonl file (or -), or --db FILE with --query TEXT")
+            raise CliError("give a RESULTS.jsonl file (or -), or --db FILE with --query TEXT")
         if args.state_root is not None:
-            raise _InputError("--state-root needs --db")
+            raise CliError("--state-root needs --db")
         return
     if args.results is not None:
-        raise _InputError(f"give either RESULTS.jsonl or --db, not both (got {args.results!r} and --db)")
+        raise CliError(f"give either RESULTS.jsonl or --db, not both (got {args.results!r} and --db)")
     if not args.query.strip():
-        raise _InputError("--db needs a non-empty --query")
+        raise CliError("--db needs a non-empty --query")
     if not os.path.isfile(args.db):
-        raise _InputError(f"--db {args.db}: no such store (build one with `cupel index PATHS --db FILE`)")
+        raise CliError(f"--db {args.db}: no such store (build one with `cupel index PATHS --db FILE`)")
 
 
 def _assemble_from_store(
@@ -232,7 +218,7 @@ def _load(path: str) -> tuple[Any, ...]:
         return read_results(path)
     except OSError as error:
         reason = error.strerror or str(error)
-        raise _InputError(f"cannot read {path}: {reason}") from None
+        raise CliError(f"cannot read {path}: {reason}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -248,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
             candidates = len(results)
     except UnicodeDecodeError as error:
         return _fail(args, error, f"{args.results}: not valid UTF-8 (byte {error.start})")
-    except (_InputError, ResultsFormatError, CupelError, CliError) as error:
+    except (CliError, ResultsFormatError, CupelError) as error:
         return _fail(args, error, str(error))
     text = format_context(context, include_metadata=config.include_metadata)
     if args.format == "json":

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from cupel.cli._common import (
-    POLICY_HELP,
     CliError,
+    add_comparison_arguments,
     add_tokenizer_argument,
     parse_budget,
     resolve_counter,
@@ -39,17 +39,10 @@ def register(subcommands: Any) -> None:
         metavar="CASES",
         help="case JSONL files, LongMemEval or LoCoMo JSON files, or 'shipped' (the default)",
     )
-    parser.add_argument(
-        "--policy",
-        action="append",
-        metavar="NAME|FILE",
-        help=f"{POLICY_HELP}; repeat to compare (default: every preset)",
-    )
-    parser.add_argument(
-        "--budget",
-        action="append",
-        metavar="MAX[:TARGET]",
-        help=f"token budget; repeat for a curve (default: {', '.join(map(str, DEFAULT_BUDGETS))})",
+    add_comparison_arguments(
+        parser,
+        policy_default="default every preset",
+        budget_default=f"default {', '.join(map(str, DEFAULT_BUDGETS))}",
     )
     add_tokenizer_argument(parser)
     parser.add_argument("--generate", type=int, default=0, metavar="N", help="add N generated sessions")

@@ -20,7 +20,7 @@ from cupel.assembly.chunking import ChunkingOptions
 from cupel.assembly.embedding import HashingEmbedder
 from cupel.assembly.indexing import DEFAULT_MAX_FILE_BYTES, IndexReport, index_paths
 from cupel.assembly.store import SqliteStore, StoreError
-from cupel.cli._common import CliError
+from cupel.cli._common import CliError, whole_number
 from cupel.cli._progress import Progress
 from cupel.errors import CupelError
 
@@ -81,13 +81,6 @@ def register(subcommands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _whole(option: str, text: str) -> int:
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise CliError(f"{option} must be a whole number, got {text!r}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     if args.check:
         if args.paths or args.rebuild:
@@ -96,13 +89,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise CliError("give at least one PATH to index (or --check)")
     try:
-        options = ChunkingOptions(_whole("--max-chars", args.max_chars), _whole("--overlap", args.overlap))
+        options = ChunkingOptions(
+            whole_number("--max-chars", args.max_chars), whole_number("--overlap", args.overlap)
+        )
     except CupelError as error:
         message = str(error).replace("ChunkingOptions.max_chars", "--max-chars")
         raise CliError(message.replace("ChunkingOptions.overlap_chars", "--overlap")) from None
-    max_bytes = _whole("--max-file-bytes", args.max_file_bytes)
-    if max_bytes < 1:
-        raise CliError(f"--max-file-bytes must be >= 1, got {max_bytes}")
+    max_bytes = whole_number("--max-file-bytes", args.max_file_bytes, minimum=1)
     if args.embedder not in (None, "none", "hashing"):
         raise CliError(f"--embedder must be none or hashing, got {args.embedder!r}")
     target = args.db

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from cupel._atomic import write_atomic
-from cupel.cli._common import POLICY_HELP, CliError, resolve_policy
+from cupel.cli._common import CliError, add_comparison_arguments, resolve_policy
 from cupel.cli._output import check_output, writing
 from cupel.errors import CupelError
 
@@ -27,17 +27,8 @@ def register(subcommands: Any) -> None:
     parser.add_argument(
         "sessions", nargs="+", metavar="SESSIONS", help="JSONL or Parquet files, directories or globs"
     )
-    parser.add_argument(
-        "--policy",
-        action="append",
-        metavar="NAME|FILE",
-        help=f"{POLICY_HELP}; repeat to compare; default chat",
-    )
-    parser.add_argument(
-        "--budget",
-        action="append",
-        metavar="MAX[:TARGET]",
-        help="token budget; repeat to compare; default each session's own budget",
+    add_comparison_arguments(
+        parser, policy_default="default chat", budget_default="default each session's own budget"
     )
     parser.add_argument(
         "--scheduler",
