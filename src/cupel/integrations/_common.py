@@ -100,8 +100,9 @@ def select_ranked(
     """Select retrieved texts under ``budget``: the positions kept, in placed order, and the report.
 
     Each text becomes a ``Document`` item whose relevance hint is its retrieval score (see
-    :func:`relevance_hints`); ``policy`` defaults to the ``rag`` preset (Reflexive 3 + Kind 1, Greedy,
-    UShaped: the most relevant at the edges of the window).
+    :func:`relevance_hints`); ``policy`` defaults to the ``rag`` preset (Relevance 2 + Reflexive 2,
+    ScoreSlice, UShaped). No query is passed, so its Relevance term scores 0 and the retrieval scores rank
+    alone: texts are kept highest score first while they fit, the most relevant at the edges of the window.
     """
     hints = relevance_hints([_score(score, f"scores[{index}]") for index, score in enumerate(scores)])
     tokens = count_distinct(list(texts), counter)

@@ -82,8 +82,10 @@ class CupelDocumentCompressor(BaseDocumentCompressor):
 
     Each document's relevance is ``metadata[score_key]`` (rescaled to [0, 1] when the retriever's
     scores fall outside it) or, with ``scorer``, ``scorer(query, document)``. ``policy`` defaults to
-    the ``rag`` preset: Reflexive 3 + Kind 1, Greedy, UShaped. Returns the same ``Document`` objects in
-    placed order. Usable as ``ContextualCompressionRetriever(base_compressor=...)``.
+    the ``rag`` preset (Relevance 2 + Reflexive 2, ScoreSlice, UShaped); the query does not reach its
+    Relevance term, so documents are kept by that relevance alone, highest first while they fit. Returns
+    the same ``Document`` objects in placed order. Usable as
+    ``ContextualCompressionRetriever(base_compressor=...)``.
     """
 
     budget: int

@@ -28,7 +28,8 @@ class CupelNodePostprocessor(BaseNodePostprocessor):
 
     Each node's retrieval score is its relevance hint (rescaled to [0, 1] when the scores fall outside
     it); its text is counted as the LLM sees it (``MetadataMode.LLM``, metadata included). ``policy``
-    defaults to the ``rag`` preset (Reflexive 3 + Kind 1, Greedy, UShaped: the best nodes at the two
+    defaults to the ``rag`` preset (Relevance 2 + Reflexive 2, ScoreSlice, UShaped: no query reaches its
+    Relevance term, so nodes are kept by retrieval score, highest first while they fit, the best at the two
     edges of the context, where models attend most); pass ``"document_qa"``, a Policy or a Pipeline to
     choose another, e.g. one with a ChronologicalPlacer. Returns the same node objects, in placed order.
     """
