@@ -27,9 +27,17 @@ def graph() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def imports(graph: ModuleType) -> dict[str, set[str]]:
+def collected(graph: ModuleType) -> tuple[dict[str, int], dict[str, set[str]], dict[str, set[str]]]:
+    """Lines per module, load-time imports and deferred imports: the source is parsed once per run."""
+    return graph.collect()
+
+
+@pytest.fixture(scope="module")
+def imports(
+    collected: tuple[dict[str, int], dict[str, set[str]], dict[str, set[str]]],
+) -> dict[str, set[str]]:
     """Every import of every module, load-time, deferred and TYPE_CHECKING alike."""
-    _, eager, deferred = graph.collect()
+    _, eager, deferred = collected
     return {name: eager[name] | deferred[name] for name in eager}
 
 
@@ -56,6 +64,8 @@ def test_upward_finder_finds_an_upward_import(graph: ModuleType) -> None:
     assert graph.upward({"cupel.model": {"cupel.pipeline"}}) == [("cupel.model", "cupel.pipeline")]
 
 
-def test_no_module_is_much_over_400_lines(graph: ModuleType) -> None:
-    lines, _, _ = graph.collect()
+def test_no_module_is_much_over_400_lines(
+    graph: ModuleType, collected: tuple[dict[str, int], dict[str, set[str]], dict[str, set[str]]]
+) -> None:
+    lines, _, _ = collected
     assert {name: count for name, count in lines.items() if count > graph.MAX_LINES} == {}

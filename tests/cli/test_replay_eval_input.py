@@ -107,7 +107,6 @@ def test_replay_reads_lines_strictly_and_a_bad_line_is_an_error_row_naming_file_
         "rows.jsonl",
         cwd=tmp_path,
         env={"CUPEL_MAX_INPUT_BYTES": "150KiB"},
-        process=True,
     )
     assert result.returncode == 0, result.stderr
     rows = rows_of(tmp_path / "rows.jsonl")

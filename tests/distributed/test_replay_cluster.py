@@ -82,6 +82,12 @@ def local_rows(sessions_file: Path) -> list[dict[str, Any]]:
     return stable(replay([sessions_file], POLICIES, BUDGETS, scheduler="synchronous").to_pandas())
 
 
+@pytest.fixture(scope="module")
+def cluster_result(client: Client, sessions_file: Path) -> Any:
+    """One replay on the cluster, in several partitions, read by the tests that only inspect its output."""
+    return replay([sessions_file], POLICIES, BUDGETS, client=client, blocksize=50_000)
+
+
 @pytest.mark.parametrize("blocksize", [20_000, 10**9])
 def test_cluster_rows_equal_the_local_path_for_any_file_partitioning(
     client: Client, sessions_file: Path, local_rows: list[dict[str, Any]], blocksize: int
@@ -138,10 +144,8 @@ def test_selected_ids_equal_sequential_cupel_select(
         assert row.included_tokens == sum(item["tokens"] for item in output["items"])
 
 
-def test_malformed_sessions_are_error_rows_and_the_summary_counts_them(
-    client: Client, sessions_file: Path
-) -> None:
-    result = replay([sessions_file], POLICIES, BUDGETS, client=client)
+def test_malformed_sessions_are_error_rows_and_the_summary_counts_them(cluster_result: Any) -> None:
+    result = cluster_result
     rows = result.to_pandas()
     broken = rows[rows.error_kind == "malformed"]
     assert sorted(set(broken.session_id)) == ["broken", "sessions.jsonl:21"]
@@ -153,8 +157,8 @@ def test_malformed_sessions_are_error_rows_and_the_summary_counts_them(
         assert run["eval"]["sessions_with_gold"] == run["selected"]
 
 
-def test_output_files_are_sorted_and_complete(client: Client, sessions_file: Path, tmp_path: Path) -> None:
-    result = replay([sessions_file], POLICIES, BUDGETS, client=client, blocksize=50_000)
+def test_output_files_are_sorted_and_complete(cluster_result: Any, tmp_path: Path) -> None:
+    result = cluster_result
     assert write_results(result, tmp_path / "rows.jsonl") == 62 * 4
     records = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     keys = [(r["session_id"], r["source"], r["line"], r["policy"], r["budget"]) for r in records]

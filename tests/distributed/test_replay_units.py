@@ -146,7 +146,20 @@ def test_cli_replay_writes_rows_and_a_summary(tmp_path: Path, capsys: pytest.Cap
     out, summary = tmp_path / "rows.jsonl", tmp_path / "summary.json"
     options = ["-o", str(out), "--summary", str(summary), "--summary-format", "json"]
     code = main(
-        ["replay", str(sessions), "--policy", "chat", "--policy", "rag", "--budget", "1500", *options]
+        # --jobs 1: Dask's synchronous scheduler; the rows and summary do not depend on worker processes.
+        [
+            "replay",
+            str(sessions),
+            "--jobs",
+            "1",
+            "--policy",
+            "chat",
+            "--policy",
+            "rag",
+            "--budget",
+            "1500",
+            *options,
+        ]
     )
     assert code == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
