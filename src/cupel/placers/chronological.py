@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from cupel import _numeric
-from cupel._run_columns import TIMESTAMPS, selected_column
-from cupel.model import ContextItem
-from cupel.placers._base import IndexPlacer
+from cupel._run_columns import TIMESTAMPS, selected_column, take
+from cupel.model import ContextItem, ScoredItem
 
 _TIMESTAMP = attrgetter("_timestamp_us")
 
@@ -17,10 +16,17 @@ def _pinned_timestamps(pinned: list[ContextItem]) -> object:
     return _numeric.exact_values(list(map(_TIMESTAMP, pinned)))
 
 
-class ChronologicalPlacer(IndexPlacer):
+class ChronologicalPlacer:
     """Oldest first; items without a timestamp follow in input order. Scores are ignored."""
 
     __slots__ = ()
+
+    def place(self, items: Sequence[ScoredItem]) -> list[ContextItem]:
+        return self.place_items([entry.item for entry in items], [entry.score for entry in items])
+
+    def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
+        """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
+        return take(items, self.place_indices(items, scores))
 
     def place_indices(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[int]:
         """The positions of ``items`` in placed order (what ``place_items`` returns, by index)."""

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cupel._run_columns import take
 from cupel._score_order import descending_indices
-from cupel.model import ContextItem
-from cupel.placers._base import IndexPlacer
+from cupel.model import ContextItem, ScoredItem
 
 
-class UShapedPlacer(IndexPlacer):
+class UShapedPlacer:
     """Highest scores at both edges, lowest in the middle.
 
     Items ranked by score (ties by input order) alternate: rank 0 first, rank 1 last, rank 2 second...
     """
 
     __slots__ = ()
+
+    def place(self, items: Sequence[ScoredItem]) -> list[ContextItem]:
+        return self.place_items([entry.item for entry in items], [entry.score for entry in items])
+
+    def place_items(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[ContextItem]:
+        """``place`` on parallel lists of items and scores (the pipeline's allocation-free form)."""
+        return take(items, self.place_indices(items, scores))
 
     def place_indices(self, items: Sequence[ContextItem], scores: Sequence[float]) -> list[int]:
         """The positions of ``items`` in placed order (what ``place_items`` returns, by index)."""
