@@ -29,20 +29,21 @@ from cupel.chat.options import (
     resolve_budget,
 )
 from cupel.chat.parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
-from cupel.chat.plan import Summarizer, traced_turn
+from cupel.chat.plan import Summarizer
 from cupel.chat.read import _as_list, messages_to_items, parsed_costs
-from cupel.chat.render import ChatSelection, StableSelection
+from cupel.chat.render import ChatSelection
 from cupel.chat.select import aselect_messages, select_messages, select_with
 from cupel.chat.session import ChatSession
+from cupel.chat.validate import resume_mismatch, with_resume_event
 from cupel.chat.window_state import (
+    StableSelection,
     WindowState,
     extend_digest,
     new_digest,
     positions_of,
     ranges_of,
-    resume_mismatch,
     selected_positions,
-    with_resume_event,
+    traced_turn,
 )
 from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport
@@ -168,7 +169,7 @@ class StableWindow:
             state = WindowState.from_dict(state)
         self._state: WindowState | None = state
         # A state given back is advice: checked against the transcript on the first turn (see
-        # window_state.resume_mismatch); why it was dropped, until that turn's report carries it.
+        # validate.resume_mismatch); why it was dropped, until that turn's report carries it.
         self._advice = state is not None
         self._mismatch: str | None = None
         # In memory only: copies of the seen messages (an in-place edit shows as inequality) and the
