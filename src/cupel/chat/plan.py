@@ -423,16 +423,18 @@ def clear_first(
         return with_cleared(
             plain or select(originals), [], originals, fitted=write is not None or not eligible
         )
-    found: dict[int, ChatSelection[Any]] = {}
+    found: dict[int, tuple[ChatSelection[Any], list[Any]]] = {}
 
     def fits(count: int) -> bool:
-        attempt = attempted(select, replaced(originals, eligible[:count], clearing.text, write))
+        transcript = replaced(originals, eligible[:count], clearing.text, write)
+        attempt = attempted(select, transcript)
         if attempt is not None and len(attempt.messages) == len(originals):
-            found[count] = attempt
+            found[count] = (attempt, transcript)
         return count in found
 
     count = clearing.fewest(len(eligible), fits)
-    transcript = replaced(originals, eligible[: count or len(eligible)], clearing.text, write)
     if count is None:
+        transcript = replaced(originals, eligible, clearing.text, write)
         return with_cleared(select(transcript), eligible, transcript, fitted=False)
-    return with_cleared(found[count], eligible[:count], transcript, fitted=True)
+    selection, transcript = found[count]
+    return with_cleared(selection, eligible[:count], transcript, fitted=True)
