@@ -359,3 +359,43 @@ def test_clearing_keeps_a_valid_conversation_and_clears_the_fewest(
             for m, original in zip(sent, messages, strict=True)
         ]
         assert len(select_messages(restored, budget, policy="tool_use").messages) < len(messages)
+
+
+def test_stable_window_clears_at_least_clear_at_least_and_keeps_it_cleared() -> None:
+    from cupel.chat import StableWindow
+
+    clearing = ToolResultClearing(keep=2, clear_at_least=200)
+    window = StableWindow(1000, "tool_use", clear_tool_results=clearing)
+    messages = openai_loop(0)
+    previous: tuple[Any, ...] = ()
+    cleared_before: dict[str, Any] = {}
+    compactions_that_cleared = 0
+    for step in range(40):
+        messages.extend(openai_loop(step + 1)[-2:])
+        messages[-2]["tool_calls"][0]["id"] = messages[-1]["tool_call_id"] = f"c{step}"
+        before = copy.deepcopy(messages)
+        selection = window.select(messages)
+        sent = list(selection.messages)
+        assert messages == before and validate_transcript(sent, "openai") == []
+        assert sent[-1] is messages[-1] and sent[-3] is messages[-3]  # the two newest results, intact
+        assert all(a is b for a, b in zip(sent[: selection.prefix], previous, strict=False))
+        cleared = {
+            m["tool_call_id"]: m for m in sent if m["role"] == "tool" and m["content"].startswith("[tool")
+        }
+        for call_id, message in cleared_before.items():  # what was cleared stays cleared, the same object
+            assert call_id not in {m.get("tool_call_id") for m in sent} or cleared[call_id] is message
+        fresh = set(cleared) - set(cleared_before)
+        if fresh:
+            compactions_that_cleared += 1
+            assert selection.compacted
+            saved = sum(
+                message_token_counts([m])[0] - message_token_counts([cleared[m["tool_call_id"]]])[0]
+                for m in messages
+                if m.get("tool_call_id") in fresh
+            )
+            eligible_left = [m for m in sent if m["role"] == "tool" and m not in cleared.values()][:-2]
+            assert saved >= clearing.clear_at_least or not eligible_left
+        cleared_before = cleared
+        previous = tuple(sent)
+    assert compactions_that_cleared >= 2
+    assert window.to_dict() is not None

@@ -21,8 +21,8 @@ from typing import Any, Protocol, TypeVar
 from cupel.chat.options import ChatOptions, OrphanedToolResult, Summarized, UnansweredToolCall, resolve_budget
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, view_of_mapping
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY
-from cupel.chat.render import ChatSelection, attempted, replaced, with_cleared
-from cupel.chat.units import tool_results
+from cupel.chat.render import ChatSelection, attempted, replaced, sends_all, with_cleared
+from cupel.chat.units import ToolResult, tool_results
 from cupel.diagnostics.hooks import TraceSink, active_sink, current_attributes, start_operation
 from cupel.diagnostics.identity import item_id
 from cupel.diagnostics.reasons import InclusionReason
@@ -406,35 +406,42 @@ def clear_first(
     counter: CounterLike | None,
     options: ChatOptions | None,
     select: Callable[[list[Any]], ChatSelection[Any]],
-) -> ChatSelection[Any]:
+    at_least: int = 0,
+) -> tuple[ChatSelection[Any], list[Any], list[ToolResult]]:
     """``select(originals)``; with ``clearing``, when that drops a message, ``select`` of the transcript
-    with its oldest eligible tool results cleared: the fewest that keep every message, else all of
-    them (and ``select`` drops units too)."""
+    with its oldest eligible tool results cleared: the fewest that keep every message (and then enough
+    to save ``at_least`` tokens), else all of them (and ``select`` drops units too). Also the
+    transcript selected from and the results cleared in it."""
     if clearing is None:
-        return select(originals)
+        return select(originals), originals, []
     plain = attempted(select, originals)
-    if plain is not None and len(plain.messages) == len(originals):
-        return plain
+    if plain is not None and sends_all(plain, originals):
+        return plain, originals, []
     views = [view(message, index) for index, message in enumerate(originals)]
     results = tool_results(views, clearing.text, counter, options or ChatOptions())
     order = clearing.eligible([result.tool for result in results])
     eligible = [results[p] for p in order if results[p].placeholder_tokens < results[p].tokens]
     if write is None or not eligible:  # none to clear, or messages cupel cannot rewrite (said in a note)
-        return with_cleared(
-            plain or select(originals), [], originals, fitted=write is not None or not eligible
-        )
+        fitted = write is not None or not eligible
+        return with_cleared(plain or select(originals), [], originals, fitted=fitted), originals, []
     found: dict[int, tuple[ChatSelection[Any], list[Any]]] = {}
 
     def fits(count: int) -> bool:
         transcript = replaced(originals, eligible[:count], clearing.text, write)
         attempt = attempted(select, transcript)
-        if attempt is not None and len(attempt.messages) == len(originals):
+        if attempt is not None and sends_all(attempt, transcript):
             found[count] = (attempt, transcript)
         return count in found
 
     count = clearing.fewest(len(eligible), fits)
     if count is None:
         transcript = replaced(originals, eligible, clearing.text, write)
-        return with_cleared(select(transcript), eligible, transcript, fitted=False)
+        return with_cleared(select(transcript), eligible, transcript, fitted=False), transcript, eligible
+    saved = sum(result.tokens - result.placeholder_tokens for result in eligible[:count])
+    more = count
+    while saved < at_least and more < len(eligible):
+        saved += eligible[more].tokens - eligible[more].placeholder_tokens
+        more += 1
+    count = more if more > count and fits(more) else count
     selection, transcript = found[count]
-    return with_cleared(selection, eligible[:count], transcript, fitted=True)
+    return with_cleared(selection, eligible[:count], transcript, fitted=True), transcript, eligible[:count]

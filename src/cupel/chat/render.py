@@ -54,6 +54,7 @@ __all__ = [
     "attempted",
     "kept_positions",
     "replaced",
+    "sends_all",
     "to_messages",
     "turns_report",
     "turns_selection",
@@ -382,6 +383,11 @@ def attempted(
         return select(messages)
     except (BudgetOverflowError, PinnedItemsExceedBudgetError):
         return None
+
+
+def sends_all(selection: ChatSelection[Any], transcript: Sequence[Any]) -> bool:
+    """Whether ``selection`` sends every message of ``transcript`` (a summary aside)."""
+    return set(map(id, transcript)) <= set(map(id, selection.messages))
 
 
 def replaced(

@@ -337,7 +337,7 @@ def plan_selection(
             clearing, view, write = settings.clear_tool_results, reader.view, reader.cleared
             selection = clear_first(
                 clearing, view, write, originals, counter, options, lambda kept: _select(reader, kept, *rest)
-            )
+            )[0]
             result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
             return result
 

@@ -7,26 +7,32 @@ it has seen (a BLAKE2b digest of their canonical JSON), so an edited or deleted 
 A state given back is advice, not authority (:func:`~cupel.chat.validate.resume_mismatch`): what can
 be derived from the transcript (the kept messages' tokens, whole units, tool links) is derived again,
 its ``limit`` may not exceed the budget the window is resumed with, and a state that disagrees is
-dropped for a fresh start. The window's turns are traced as ``cupel.stable_window`` spans
-(:func:`traced_turn`).
-
-A turn's selection is a :class:`StableSelection`: what it sends and how much of it the previous turn
-already sent; :func:`with_cache_control` marks its cache breakpoints in Anthropic's form.
+dropped for a fresh start. A turn is traced as a ``cupel.stable_window`` span (:func:`traced_turn`)
+and returns a :class:`StableSelection` (:func:`with_cache_control` marks its cache breakpoints).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from cupel.chat.choose import Choice
+from cupel.chat.choose_units import unit_indices
+from cupel.chat.options import ChatOptions, Compacted
+from cupel.chat.parse import SYSTEM_ROLES, parse_message, view_of_mapping
+from cupel.chat.read import messages_to_items, parsed_costs
 from cupel.chat.render import ChatSelection
 from cupel.diagnostics.hooks import active_sink, current_attributes, start_operation
+from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget
+from cupel.protocols import Scorer
+from cupel.tokens.base import CounterLike
 
 __all__ = [
     "RESUME_STAGE",
@@ -34,11 +40,15 @@ __all__ = [
     "WINDOW_SPAN",
     "StableSelection",
     "WindowState",
+    "appended_report",
     "extend_digest",
     "new_digest",
+    "pinned_tokens",
     "positions_of",
     "ranges_of",
+    "scaled",
     "selected_positions",
+    "share_of",
     "traced_turn",
     "with_cache_control",
 ]
@@ -375,3 +385,65 @@ def traced_turn(budget: ContextBudget, strategy: str) -> Iterator[Callable[[Any]
         operation.finish(outcome, [], error)
         raise
     operation.finish(outcome, [], None)
+
+
+def share_of(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{name} must be a number, got {value!r}")
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise InvalidConfigurationError(f"{name} must be in (0, 1], got {value!r}")
+    return float(value)
+
+
+def scaled(budget: ContextBudget, share: float) -> ContextBudget:
+    """``budget`` with its target scaled to ``share`` (its hard limits kept)."""
+    return ContextBudget(
+        budget.max_tokens,
+        math.floor(budget.target_tokens * share),
+        output_reserve=budget.output_reserve,
+        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
+        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
+    )
+
+
+def pinned_tokens(
+    originals: Sequence[Any],
+    positions: Sequence[int],
+    options: ChatOptions,
+    counter: CounterLike | None,
+    strategy: str,
+) -> int:
+    """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""
+    if not options.pin_system:
+        return 0
+    systems = []
+    for position in positions:
+        message = originals[position]
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role not in SYSTEM_ROLES:
+            if strategy == "last":
+                break
+            continue
+        systems.append(parse_message(view_of_mapping(message, position), position, options))
+    return sum(parsed_costs(systems, counter))
+
+
+def appended_report(
+    originals: Sequence[Any],
+    kept: set[int],
+    counter: CounterLike | None,
+    options: ChatOptions,
+    scorer: Scorer,
+    low: ContextBudget,
+) -> Callable[[], SelectionReport]:
+    """The report of a turn that appended: every message not sent was dropped at the last compaction."""
+
+    def build() -> SelectionReport:
+        items = messages_to_items(originals, counter=counter, options=options)
+        flags = [unit_indices(item)[0] in kept for item in items]
+        reasons: dict[int, ExclusionReason] = {
+            position: Compacted(low.target_tokens) for position, flag in enumerate(flags) if not flag
+        }
+        return Choice(items, flags, reasons).report(scorer)
+
+    return build

@@ -170,7 +170,7 @@ class Trimmer:
                         counter,
                         self.options,
                         lambda kept: select_units(self.items(kept, counter), resolved, pipeline, settings),
-                    )
+                    )[0]
                 result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
                 return result
 
