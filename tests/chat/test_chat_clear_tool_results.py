@@ -95,12 +95,21 @@ def _total(messages: list[dict[str, Any]]) -> int:
 def test_off_by_default_and_on_when_asked() -> None:
     messages = openai_loop(8)
     budget = _total(messages) - 100
-    plain = select_messages(messages, budget, policy="tool_use")
+    plain = select_messages(messages, budget, policy="chat")
     assert len(plain.messages) < len(messages)  # without clearing, units are dropped
-    cleared = select_messages(messages, budget, policy="tool_use", clear_tool_results=True)
+    cleared = select_messages(messages, budget, policy="chat", clear_tool_results=True)
     assert len(cleared.messages) == len(messages)  # every call and result message is sent
     assert cleared.tokens <= budget
     assert _cleared_ids(cleared)
+
+
+def test_the_agent_presets_clear_by_default() -> None:
+    from cupel.policy import get_preset
+
+    for name in ("tool_use", "long_running"):
+        chat = get_preset(name).chat
+        assert chat is not None and chat.clear_tool_results == ToolResultClearing()
+    assert get_preset("chat").chat is None
 
 
 def test_nothing_is_cleared_when_the_transcript_fits() -> None:
@@ -358,7 +367,8 @@ def test_clearing_keeps_a_valid_conversation_and_clears_the_fewest(
             original if m.get("tool_call_id") == cleared[-1] else m
             for m, original in zip(sent, messages, strict=True)
         ]
-        assert len(select_messages(restored, budget, policy="tool_use").messages) < len(messages)
+        unclear = select_messages(restored, budget, policy="tool_use", clear_tool_results=False)
+        assert len(unclear.messages) < len(messages)
 
 
 def test_stable_window_clears_at_least_clear_at_least_and_keeps_it_cleared() -> None:

@@ -91,7 +91,7 @@ def _policy(
 
 
 # Agent loops restate their task only once, in the first turn: the agent presets keep it.
-_AGENT_CHAT = ChatSettings(keep_first_turn=True)
+_AGENT_CHAT = ChatSettings(keep_first_turn=True, clear_tool_results=True)
 
 
 def _user_turns() -> scorers.TagScorer:
