@@ -409,3 +409,22 @@ def test_stable_window_clears_at_least_clear_at_least_and_keeps_it_cleared() -> 
         previous = tuple(sent)
     assert compactions_that_cleared >= 2
     assert window.to_dict() is not None
+
+
+def test_the_command_line_turns_clearing_on_and_off_and_explain_lists_it(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps(openai_loop(6)))
+    budget = str(_total(openai_loop(6)) - 100)
+
+    def run(*args: str) -> str:
+        command = [sys.executable, "-m", "cupel", *args, str(path), "--budget", budget]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+    assert "[tool result cleared" in run("select", "--clear-tool-results")
+    assert "[tool result cleared" not in run("select", "--policy", "tool_use", "--no-clear-tool-results")
+    explained = run("explain", "--policy", "tool_use")
+    assert "Tool results cleared (oldest first)" in explained
+    assert "messages[3]: cleared the result of logs (call 'c0')" in explained
