@@ -124,3 +124,44 @@ def test_the_loop_outgrows_its_budget() -> None:
         messages.append({"role": "tool", "tool_call_id": f"c{step}", "content": _result(step)})
     counts = message_token_counts([{"role": "user", "content": message["content"]} for message in messages])
     assert sum(counts) > 2 * BUDGET
+
+
+def test_langgraph_pre_model_hook_clears_older_tool_results_first() -> None:
+    pytest.importorskip("langgraph")
+    import dataclasses
+
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    from cupel.integrations.langgraph import pre_model_hook
+    from cupel.model import OverflowStrategy
+    from cupel.policy import ChatSettings, ToolResultClearing, chat
+
+    clearing = ToolResultClearing(keep=2)
+    policy = dataclasses.replace(
+        chat(), overflow_strategy=OverflowStrategy.TRUNCATE, chat=ChatSettings(clear_tool_results=clearing)
+    )
+    hook, plain = pre_model_hook(BUDGET, policy), pre_model_hook(BUDGET)
+    messages: list[Any] = [SystemMessage("You are a deploy agent."), HumanMessage(TASK)]
+    for step in range(STEPS):
+        messages.append(AIMessage("", tool_calls=[{"id": f"c{step}", "name": "logs", "args": {"n": step}}]))
+        messages.append(ToolMessage(_result(step), tool_call_id=f"c{step}", name="logs"))
+        before = [message.model_dump() for message in messages]
+        sent = hook.invoke({"messages": messages})["llm_input_messages"]
+        assert [message.model_dump() for message in messages] == before  # the state is not changed
+        assert sent[-1] is messages[-1] and sent[-3] is messages[-3] and sent[1] is messages[1]
+        assert validate_transcript(sent, "langchain") == []
+        cleared = [
+            m for m in sent if isinstance(m, ToolMessage) and m.content.startswith("[tool result cleared")
+        ]
+        for message in cleared:  # new ToolMessages answering the same calls, from the same tool
+            original = next(m for m in messages if getattr(m, "tool_call_id", None) == message.tool_call_id)
+            assert message is not original and message.name == "logs"
+        if step >= 4:  # past the budget: older results are cleared, and more calls are sent than without
+            assert cleared
+            calls = [m for m in sent if isinstance(m, AIMessage)]
+            unclear = [
+                m
+                for m in plain.invoke({"messages": messages})["llm_input_messages"]
+                if isinstance(m, AIMessage)
+            ]
+            assert len(calls) > len(unclear)

@@ -106,7 +106,7 @@ def test_configuration_is_pinned(name: str) -> None:
     for scorer, _ in policy.scorer.entries:
         if isinstance(scorer, KindScorer):
             assert dict(scorer.weights) == dict(DEFAULT_KIND_WEIGHTS)
-    chat = ChatSettings(keep_first_turn=True) if name in AGENT_PRESETS else None
+    chat = ChatSettings(keep_first_turn=True, clear_tool_results=True) if name in AGENT_PRESETS else None
     assert policy == Policy(CompositeScorer(entries), slicer, placer, chat=chat)
 
 

@@ -39,12 +39,12 @@ if TYPE_CHECKING:
         message_token_counts,
         messages_to_items,
     )
-    from cupel.chat.render import ChatSelection, StableSelection, to_messages, with_cache_control
+    from cupel.chat.render import ChatSelection, to_messages
     from cupel.chat.select import aselect_messages, select_messages
     from cupel.chat.session import ChatSession
     from cupel.chat.stable_window import DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER, StableWindow
     from cupel.chat.validate import PROVIDERS, Provider, Violation, transcript_provider, validate_transcript
-    from cupel.chat.window_state import WindowState
+    from cupel.chat.window_state import StableSelection, WindowState, with_cache_control
 
 __all__ = [
     "DEFAULT_HIGH_WATER",
@@ -118,8 +118,8 @@ _LAZY: Mapping[str, str] = MappingProxyType(
         "resolve_budget": "cupel.chat.options",
         "select_messages": "cupel.chat.select",
         "Compacted": "cupel.chat.options",
-        "StableSelection": "cupel.chat.render",
-        "with_cache_control": "cupel.chat.render",
+        "StableSelection": "cupel.chat.window_state",
+        "with_cache_control": "cupel.chat.window_state",
         "DEFAULT_HIGH_WATER": "cupel.chat.stable_window",
         "DEFAULT_LOW_WATER": "cupel.chat.stable_window",
         "StableWindow": "cupel.chat.stable_window",

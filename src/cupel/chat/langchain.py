@@ -22,14 +22,14 @@ from cupel.chat.select import plan_selection, select_with
 from cupel.chat.session import ChatSession
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem
-from cupel.policy.chat_settings import ChatStrategy
+from cupel.policy.chat_settings import ChatStrategy, ToolResultClearing
 from cupel.tokens._optional import import_optional
 from cupel.tokens.base import CounterLike
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
-__all__ = []
+__all__ = ["cleared_message"]
 
 
 # Content blocks that restate an AIMessage's tool_calls; counted once, through tool_calls.
@@ -222,6 +222,7 @@ def select_messages(
     summary_tokens: int = 0,
     session: ChatSession | None = None,
     query: str | None = "auto",
+    clear_tool_results: ToolResultClearing | bool | None = None,
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.select_messages`, for LangChain messages: returns the same objects.
 
@@ -246,6 +247,7 @@ async def aselect_messages(
     summary_tokens: int = 0,
     session: ChatSession | None = None,
     query: str | None = "auto",
+    clear_tool_results: ToolResultClearing | bool | None = None,
 ) -> ChatSelection[BaseMessage]:
     """Like :func:`cupel.chat.aselect_messages`, for LangChain messages."""
     keywords = locals()
@@ -273,7 +275,24 @@ def _reader(module: ModuleType) -> Reader:
             originals, counter=counter, options=options
         ),
         system_message=module.SystemMessage,
+        cleared=cleared_message,
     )
+
+
+def cleared_message(message: Any, texts: Mapping[str, str]) -> Any:
+    """A copy of a ``ToolMessage`` (or of a message's ``tool_result`` blocks) whose results named in
+    ``texts`` (call id -> placeholder) hold the placeholder; ids, names and the rest are kept."""
+    if getattr(message, "type", None) == "tool":
+        return message.model_copy(update={"content": texts[message.tool_call_id]})
+    content = [
+        {**block, "content": texts[block["tool_use_id"]]}
+        if isinstance(block, dict)
+        and block.get("type") == "tool_result"
+        and block.get("tool_use_id") in texts
+        else block
+        for block in message.content
+    ]
+    return message.model_copy(update={"content": content})
 
 
 def _plan(

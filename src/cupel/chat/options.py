@@ -232,6 +232,7 @@ def chat_settings(
     keep_first_turn: bool | None = None,
     recent_share: float | None = None,
     start_on: str | None = None,
+    clear_tool_results: object = None,
 ) -> tuple[Pipeline, ChatSettings]:
     """The pipeline and settings a selection runs with: the policy's, overridden by the keywords given."""
     pipeline, settings = _resolve(policy)
@@ -242,6 +243,7 @@ def chat_settings(
             ("keep_first_turn", keep_first_turn),
             ("recent_share", recent_share),
             ("start_on", start_on),
+            ("clear_tool_results", clear_tool_results),
         )
         if value is not None
     }
@@ -266,7 +268,7 @@ def selection_attributes(policy: object, keywords: Mapping[str, Any]) -> dict[st
 OnInvalid = Literal["error", "repair"]
 
 
-SETTING_KEYWORDS = ("strategy", "keep_first_turn", "recent_share", "start_on")
+SETTING_KEYWORDS = ("strategy", "keep_first_turn", "recent_share", "start_on", "clear_tool_results")
 """The keywords of :func:`select_messages` that override the policy's chat settings."""
 
 
@@ -393,6 +395,7 @@ KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "keep_first_turn": None,
         "recent_share": None,
         "start_on": None,
+        "clear_tool_results": None,
         "on_invalid": "error",
         "summarize": None,
         "summary_tokens": 0,

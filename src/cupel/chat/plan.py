@@ -1,10 +1,12 @@
-"""What wraps a selection: summaries of what it dropped, and the traced run around it.
+"""What wraps a selection: tool results cleared before anything is dropped, summaries of what was
+dropped, and the traced run around it.
 
-A summary is planned (:func:`plan_summary`): select at the full budget; only if something was
-dropped, select again with ``summary_tokens`` reserved and place the summariser's text after the
-system messages. :class:`FirstLines` is the offline summariser. Inside ``cupel.otel.tracing()`` a
-selection is one ``cupel.chat`` span (:func:`run_planned`) and a ``StableWindow`` turn one
-``cupel.stable_window`` span (:func:`traced_turn`).
+Clearing (:func:`clear_first`): only if the transcript does not fit, select it with its oldest
+eligible tool results' content replaced by a placeholder. A summary is planned (:func:`plan_summary`):
+select at the full budget; only if something was dropped, select again with ``summary_tokens``
+reserved and place the summariser's text after the system messages. :class:`FirstLines` is the
+offline summariser. Inside ``cupel.otel.tracing()`` a selection is one ``cupel.chat`` span
+(:func:`run_planned`).
 """
 
 from __future__ import annotations
@@ -12,48 +14,39 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from cupel.chat.options import OrphanedToolResult, Summarized, UnansweredToolCall, resolve_budget
-from cupel.chat.parse import SYSTEM_ROLES, view_of_mapping
+from cupel.chat.options import ChatOptions, OrphanedToolResult, Summarized, UnansweredToolCall, resolve_budget
+from cupel.chat.parse import SYSTEM_ROLES, MessageView, view_of_mapping
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY
-from cupel.chat.render import ChatSelection
-from cupel.diagnostics.hooks import (
-    TraceSink,
-    active_sink,
-    current_attributes,
-    start_operation,
-)
+from cupel.chat.render import ChatSelection, attempted, replaced, sends_all, with_cleared
+from cupel.chat.units import ToolResult, tool_results
+from cupel.diagnostics.hooks import TraceSink, active_sink, current_attributes, start_operation
 from cupel.diagnostics.identity import item_id
 from cupel.diagnostics.reasons import InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
-from cupel.errors import (
-    CupelError,
-    CupelTypeError,
-    InvalidConfigurationError,
-)
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextKind, ContextSource
+from cupel.policy.chat_settings import ToolResultClearing
 from cupel.tokens.base import CounterLike
 from cupel.tokens.resolve import resolve_counter
 
 __all__ = [
     "SPAN_NAME",
     "SUMMARY_PREFIX",
-    "WINDOW_SPAN",
     "FirstLines",
     "Summarizer",
     "SummaryPlan",
     "atraced_selection",
+    "clear_first",
     "finish_plan",
     "message_text",
     "plan_summary",
     "run_planned",
     "run_planned_async",
     "traced_selection",
-    "traced_turn",
 ]
 
 
@@ -339,39 +332,6 @@ def _dropped(selection: ChatSelection[Any]) -> list[Any]:
     return [message for _, message in sorted(pairs, key=lambda pair: pair[0])]
 
 
-WINDOW_SPAN = "cupel.stable_window"
-
-
-@contextmanager
-def traced_turn(budget: ContextBudget, strategy: str) -> Iterator[Callable[[Any], None]]:
-    """Time one window turn; call the yielded function with the turn's ``StableSelection``."""
-    sink = active_sink()
-    outcome: dict[str, object] = {}
-
-    def record(selection: Any) -> None:
-        outcome["cupel.result.tokens"] = selection.tokens
-        outcome["cupel.stable_window.message_count"] = len(selection.messages)
-        outcome["cupel.stable_window.prefix"] = selection.prefix
-        outcome["cupel.stable_window.compacted"] = selection.compacted
-
-    if sink is None:
-        yield record
-        return
-    attributes: dict[str, object] = {
-        "cupel.budget.max_tokens": budget.max_tokens,
-        "cupel.budget.target_tokens": budget.target_tokens,
-        "cupel.chat.strategy": strategy,
-        **current_attributes(),
-    }
-    operation = start_operation(sink, WINDOW_SPAN, attributes)
-    try:
-        yield record
-    except BaseException as error:
-        operation.finish(outcome, [], error)
-        raise
-    operation.finish(outcome, [], None)
-
-
 SUMMARY_PREFIX = "Earlier conversation, summarised:"
 
 
@@ -436,3 +396,52 @@ class FirstLines:
 
 
 SummaryCall = Callable[[Sequence[Any]], Any]
+
+
+def clear_first(
+    clearing: ToolResultClearing | None,
+    view: Callable[[Any, int], MessageView],
+    write: Callable[[Any, Mapping[str, str]], Any] | None,
+    originals: list[Any],
+    counter: CounterLike | None,
+    options: ChatOptions | None,
+    select: Callable[[list[Any]], ChatSelection[Any]],
+    at_least: int = 0,
+) -> tuple[ChatSelection[Any], list[Any], list[ToolResult]]:
+    """``select(originals)``; with ``clearing``, when that drops a message, ``select`` of the transcript
+    with its oldest eligible tool results cleared: the fewest that keep every message (and then enough
+    to save ``at_least`` tokens), else all of them (and ``select`` drops units too). Also the
+    transcript selected from and the results cleared in it."""
+    if clearing is None:
+        return select(originals), originals, []
+    plain = attempted(select, originals)
+    if plain is not None and sends_all(plain, originals):
+        return plain, originals, []
+    views = [view(message, index) for index, message in enumerate(originals)]
+    results = tool_results(views, clearing.text, counter, options or ChatOptions())
+    order = clearing.eligible([result.tool for result in results])
+    eligible = [results[p] for p in order if results[p].placeholder_tokens < results[p].tokens]
+    if write is None or not eligible:  # none to clear, or messages cupel cannot rewrite (said in a note)
+        fitted = write is not None or not eligible
+        return with_cleared(plain or select(originals), [], originals, fitted=fitted), originals, []
+    found: dict[int, tuple[ChatSelection[Any], list[Any]]] = {}
+
+    def fits(count: int) -> bool:
+        transcript = replaced(originals, eligible[:count], clearing.text, write)
+        attempt = attempted(select, transcript)
+        if attempt is not None and sends_all(attempt, transcript):
+            found[count] = (attempt, transcript)
+        return count in found
+
+    count = clearing.fewest(len(eligible), fits)
+    if count is None:
+        transcript = replaced(originals, eligible, clearing.text, write)
+        return with_cleared(select(transcript), eligible, transcript, fitted=False), transcript, eligible
+    saved = sum(result.tokens - result.placeholder_tokens for result in eligible[:count])
+    more = count
+    while saved < at_least and more < len(eligible):
+        saved += eligible[more].tokens - eligible[more].placeholder_tokens
+        more += 1
+    count = more if more > count and fits(more) else count
+    selection, transcript = found[count]
+    return with_cleared(selection, eligible[:count], transcript, fitted=True), transcript, eligible[:count]

@@ -330,7 +330,9 @@ class Reader:
     message into a :class:`MessageView` (checked); ``parse`` parses one message; ``plain_columns``
     gives each message's role and text when it is plain (else ``None``, ``None``); ``plain`` parses a
     plain message without rendering it (or gives ``None``); ``items`` converts a whole transcript into
-    unit items; ``system_message`` makes the format's system message of a summary text.
+    unit items; ``system_message`` makes the format's system message of a summary text;
+    ``cleared(message, texts)`` copies a message, its tool results named in ``texts`` (call id ->
+    placeholder) holding the placeholder (``None``: the format cannot be rewritten).
     """
 
     checked: Callable[[object], list[Any]]
@@ -340,6 +342,7 @@ class Reader:
     plain: Callable[[Any, int, ChatOptions], ParsedMessage | None]
     items: Callable[[list[Any], CounterLike | None, ChatOptions | None], list[ContextItem]]
     system_message: Callable[[str], Any]
+    cleared: Callable[[Any, Mapping[str, str]], Any] | None = None
 
     def cost_of(self, message: Any, counter: CounterLike | None, options: ChatOptions | None) -> int:
         """One message's token cost (a summary's, before it is placed)."""
@@ -348,6 +351,22 @@ class Reader:
     def role_of(self, message: Any) -> str:
         """One message's role."""
         return str(self.view(message, 0).role)
+
+
+def _cleared_dict(message: Mapping[str, Any], texts: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of a tool message (OpenAI) or of a user message's ``tool_result`` blocks (Anthropic)
+    with the named results' content replaced; ``message`` and its blocks are not changed."""
+    if message.get("role") == "tool":
+        return {**message, "content": texts[message["tool_call_id"]]}
+    blocks: list[Any] = []
+    for block in message["content"]:
+        named = isinstance(block, Mapping) and block.get("type") == "tool_result"
+        blocks.append(
+            {**block, "content": texts[block["tool_use_id"]]}
+            if named and block["tool_use_id"] in texts
+            else block
+        )
+    return {**message, "content": blocks}
 
 
 def _parse_dict(message: Any, index: int, options: ChatOptions) -> ParsedMessage:
@@ -364,6 +383,7 @@ DICTS = Reader(
     plain=lambda message, index, options: parse_plain(message, index, options, render=False),
     items=lambda originals, counter, options: messages_to_items(originals, counter=counter, options=options),
     system_message=lambda text: {"role": "system", "content": text},
+    cleared=lambda message, texts: _cleared_dict(message, texts),
 )
 """The reader of message dicts (OpenAI's and Anthropic's forms)."""
 

@@ -3,8 +3,8 @@
 :class:`ChatSelection` holds the kept message objects (the caller's own, in transcript order) and
 builds its :class:`~cupel.SelectionReport` on first access: for ``"turns"`` column by column from the
 unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`.
-:func:`to_messages` expands unit items back into messages. :class:`StableSelection` is a
-``StableWindow`` turn's selection.
+:func:`to_messages` expands unit items back into messages; :func:`with_cleared` reports each tool
+result sent cleared (:func:`~cupel.chat.plan.clear_first`).
 """
 
 from __future__ import annotations
@@ -24,14 +24,24 @@ from cupel.chat.choose import ColumnRun, TurnOutcome, score_candidates
 from cupel.chat.choose_units import select_turns
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
-from cupel.chat.units import TurnRecords, candidate_batch, kind_codes, unit_item, unit_items
+from cupel.chat.units import (
+    ToolResult,
+    TurnRecords,
+    candidate_batch,
+    kind_codes,
+    unit_item,
+    unit_items,
+)
 from cupel.diagnostics.attribution import SliceAttribution
+from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.hooks import active_sink, installed
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import (
+    BudgetOverflowError,
     CupelTypeError,
     InvalidConfigurationError,
+    PinnedItemsExceedBudgetError,
 )
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
@@ -39,13 +49,16 @@ from cupel.policy.chat_settings import ChatSettings
 from cupel.scorers.columns import ItemColumns
 
 __all__ = [
+    "CLEAR_STAGE",
     "ChatSelection",
-    "StableSelection",
+    "attempted",
     "kept_positions",
+    "replaced",
+    "sends_all",
     "to_messages",
     "turns_report",
     "turns_selection",
-    "with_cache_control",
+    "with_cleared",
 ]
 
 
@@ -334,93 +347,6 @@ def turns_selection(
     return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
 
 
-class StableSelection(ChatSelection[M]):
-    """A :class:`ChatSelection` that also says how much of it the previous turn already sent.
-
-    ``prefix`` leading messages are the previous turn's messages, unchanged and in the same order (0
-    on a window's first turn or after an edit); ``base`` leading messages came from the last
-    compaction; ``system`` leading messages are system or developer messages; ``compacted`` is true
-    when the strategy chose afresh this turn (the first turn, a compaction, or after an edit).
-    """
-
-    __slots__ = ("base", "compacted", "prefix", "system")
-
-    prefix: int
-    base: int
-    system: int
-    compacted: bool
-
-    def __init__(
-        self,
-        messages: tuple[M, ...],
-        report: SelectionReport | Callable[[], SelectionReport],
-        *,
-        tokens: int,
-        prefix: int,
-        base: int,
-        system: int,
-        compacted: bool,
-    ) -> None:
-        super().__init__(messages, report, tokens=tokens)
-        init = object.__setattr__
-        init(self, "prefix", prefix)
-        init(self, "base", base)
-        init(self, "system", system)
-        init(self, "compacted", compacted)
-
-    @property
-    def cache_breakpoints(self) -> tuple[int, ...]:
-        """Positions in ``messages`` to end a cached prefix at (Anthropic allows four ``cache_control``).
-
-        The last system message (stable across compactions), the last message of the compaction's
-        selection (stable until the next one), the last message the previous turn sent (read from the
-        cache now) and the last message (written for the next turn), each once, ascending.
-        """
-        marks = {self.system - 1, self.base - 1, self.prefix - 1, len(self.messages) - 1}
-        return tuple(sorted(mark for mark in marks if mark >= 0))
-
-    def __repr__(self) -> str:
-        return (
-            f"StableSelection(messages={len(self.messages)}, tokens={self.tokens}, prefix={self.prefix}, "
-            f"compacted={self.compacted})"
-        )
-
-
-def with_cache_control(
-    messages: Sequence[Mapping[str, Any]],
-    breakpoints: Sequence[int],
-    *,
-    cache_control: Mapping[str, Any] | None = None,
-) -> list[Mapping[str, Any]]:
-    """``messages`` with Anthropic's ``cache_control`` on the last content block of each breakpoint.
-
-    The marked messages are copies (a string content becomes one text block); the others are the
-    same objects. ``cache_control`` defaults to ``{"type": "ephemeral"}``.
-    """
-    marker = dict(cache_control) if cache_control is not None else {"type": "ephemeral"}
-    out: list[Mapping[str, Any]] = list(messages)
-    for position in breakpoints:
-        if not 0 <= position < len(out):
-            raise InvalidConfigurationError(f"breakpoint {position} is outside the {len(out)} messages")
-        message = dict(out[position])
-        content = message.get("content")
-        if isinstance(content, str):
-            blocks: list[Any] = [{"type": "text", "text": content}]
-        elif isinstance(content, list) and content:
-            blocks = list(content)
-        else:
-            raise InvalidConfigurationError(
-                f"messages[{position}] has no content block to mark with cache_control"
-            )
-        last = blocks[-1]
-        if not isinstance(last, Mapping):
-            raise CupelTypeError(f"messages[{position}].content[-1] must be a mapping, got {last!r}")
-        blocks[-1] = {**last, "cache_control": dict(marker)}
-        message["content"] = blocks
-        out[position] = message
-    return out
-
-
 def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:
     """The kept units' message positions, system units first, and their tokens."""
     kept = outcome.kept
@@ -443,3 +369,74 @@ def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int
     first.sort()
     rest.sort()
     return first + rest, tokens
+
+
+CLEAR_STAGE = "ClearToolResults"
+"""The ``stage`` of a report event saying one tool result was cleared (docs/chat.md)."""
+
+
+def attempted(
+    select: Callable[[list[Any]], ChatSelection[Any]], messages: list[Any]
+) -> ChatSelection[Any] | None:
+    """``select(messages)``, or ``None`` when its latest turn or pinned messages do not fit."""
+    try:
+        return select(messages)
+    except (BudgetOverflowError, PinnedItemsExceedBudgetError):
+        return None
+
+
+def sends_all(selection: ChatSelection[Any], transcript: Sequence[Any]) -> bool:
+    """Whether ``selection`` sends every message of ``transcript`` (a summary aside)."""
+    return set(map(id, transcript)) <= set(map(id, selection.messages))
+
+
+def replaced(
+    originals: Sequence[Any],
+    cleared: Sequence[ToolResult],
+    text: Callable[[int, str], str],
+    write: Callable[[Any, Mapping[str, str]], Any],
+) -> list[Any]:
+    """The transcript with each ``cleared`` result's content replaced by ``text(tokens, tool)``: the
+    messages holding one are new, made by ``write`` (the format's), the others the same objects."""
+    texts: dict[int, dict[str, str]] = {}
+    for result in cleared:
+        texts.setdefault(result.index, {})[result.call_id] = text(result.tokens, result.tool)
+    transcript = list(originals)
+    for index, named in texts.items():
+        transcript[index] = write(originals[index], named)
+    return transcript
+
+
+def with_cleared(
+    selection: ChatSelection[Any], cleared: Sequence[ToolResult], transcript: Sequence[Any], *, fitted: bool
+) -> ChatSelection[Any]:
+    """``selection`` whose report has an event per cleared result it sends, oldest first, saying why
+    (or, cleared none, that its messages could not be rewritten: ``fitted`` false)."""
+    sent = set(map(id, selection.messages))
+    why = (
+        "the fewest of the oldest eligible results that keep every message"
+        if fitted
+        else ("every eligible result, which still did not fit, so units were dropped too")
+    )
+    events = [
+        TraceEvent(
+            CLEAR_STAGE,
+            0.0,
+            1,
+            f"messages[{result.index}]: cleared the result of {result.tool or 'a tool'} (call "
+            f"{result.call_id!r}), {result.tokens:,} tokens -> {result.placeholder_tokens:,}: the "
+            f"transcript did not fit, and clearing takes {why}",
+        )
+        for result in cleared
+        if id(transcript[result.index]) in sent
+    ]
+    if not cleared and not fitted:
+        note = "no tool result cleared: this message format cannot be rewritten, so units were dropped"
+        events.append(TraceEvent(CLEAR_STAGE, 0.0, 0, note))
+    if not events:
+        return selection
+    return ChatSelection(
+        selection.messages,
+        lambda: dataclasses.replace(selection.report, events=(*selection.report.events, *events)),
+        tokens=selection.tokens,
+    )

@@ -40,7 +40,7 @@ from cupel.chat.options import (
     selection_attributes,
 )
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage
-from cupel.chat.plan import Summarizer, finish_plan, plan_summary, run_planned, run_planned_async
+from cupel.chat.plan import Summarizer, clear_first, finish_plan, plan_summary, run_planned, run_planned_async
 from cupel.chat.read import (
     DICTS,
     INDICES_KEY,
@@ -63,7 +63,7 @@ from cupel.diagnostics.report import ExcludedItem, SelectionReport
 from cupel.errors import CupelTypeError
 from cupel.model import ContextBudget, ContextItem, ContextSource
 from cupel.pipeline import Pipeline
-from cupel.policy.chat_settings import ChatSettings, ChatStrategy
+from cupel.policy.chat_settings import ChatSettings, ChatStrategy, ToolResultClearing
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance
 from cupel.tokens.base import CounterLike
 
@@ -259,23 +259,21 @@ def select_messages(
     summary_tokens: int = 0,
     session: ChatSession | None = None,
     query: str | None = "auto",
+    clear_tool_results: ToolResultClearing | bool | None = None,
 ) -> ChatSelection[MessageT]:
     """Trim ``messages`` to ``budget`` tokens; tool calls and their results stay or go together.
 
-    ``policy`` is ``None`` (the ``chat`` preset), a preset name, a :class:`~cupel.policy.Policy` or a
-    :class:`~cupel.Pipeline`; ``counter`` defaults to ``HeuristicCounter()``. ``strategy`` is
-    ``"turns"`` (the default: whole turns), ``"last"`` (a suffix of whole units, like LangChain's
-    ``trim_messages``) or ``"messages"`` (units scored one by one); it and the other keywords override
-    the policy's :class:`~cupel.policy.ChatSettings`. Returns the kept messages (the same objects, in
-    transcript order; under ``"turns"`` and ``"messages"`` system messages first) and a
-    :class:`~cupel.SelectionReport` built when first read. ``on_invalid="repair"`` drops orphaned tool
-    results and tool calls without a result (see :mod:`cupel.chat.read`) instead of raising, and
-    reports each dropped message. ``summarize`` (a callable, or ``True`` for
-    :class:`~cupel.chat.plan.FirstLines`) summarises what was dropped in ``summary_tokens``
-    reserved tokens, placed right after the system messages; nothing dropped, no summary. ``session``
-    (a :class:`~cupel.chat.ChatSession` held by the caller across turns) reuses token counts and
-    report items from the previous call. ``query`` reaches the policy's relevance terms: ``"auto"``
-    (the latest user message, plus the newest tool call in an agent loop), a string, or ``None``.
+    ``policy``: ``None`` (the ``chat`` preset), a preset name, a :class:`~cupel.policy.Policy` or a
+    :class:`~cupel.Pipeline`; ``counter`` defaults to ``HeuristicCounter()``. ``strategy``: ``"turns"``
+    (whole turns, the default), ``"last"`` (a suffix of whole units, like LangChain's ``trim_messages``)
+    or ``"messages"`` (units scored one by one); it and the next keywords override the policy's
+    :class:`~cupel.policy.ChatSettings`, of which ``clear_tool_results`` (``True`` or a
+    :class:`~cupel.policy.ToolResultClearing`) clears older tool results before units are dropped.
+    Returns the kept messages (in transcript order, system messages first but under ``"last"``) and a
+    :class:`~cupel.SelectionReport` built when read. ``on_invalid="repair"`` drops and reports orphaned
+    tool results and unanswered calls instead of raising. ``summarize`` (a callable, or ``True`` for
+    :class:`~cupel.chat.plan.FirstLines`) summarises the dropped in ``summary_tokens`` tokens. ``session``:
+    a :class:`~cupel.chat.ChatSession`. ``query``: ``"auto"`` (the latest user message and tool call).
     """
     return select_with(messages, budget, policy, counter, options, locals())
 
@@ -335,9 +333,11 @@ def plan_selection(
     def run(resolved: ContextBudget) -> ChatSelection[Any]:
         attributes = {"cupel.policy.name": policy_name(policy), "cupel.chat.strategy": settings.strategy}
         with run_attributes(attributes):
-            selection = _select(
-                reader, originals, resolved, pipeline, settings, counter, options, on_invalid, session, strict
-            )
+            rest = (resolved, pipeline, settings, counter, options, on_invalid, session, strict)
+            clearing, view, write = settings.clear_tool_results, reader.view, reader.cleared
+            selection = clear_first(
+                clearing, view, write, originals, counter, options, lambda kept: _select(reader, kept, *rest)
+            )[0]
             result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
             return result
 

@@ -17,34 +17,35 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from cupel.chat.choose import Choice
-from cupel.chat.choose_units import unit_indices
 from cupel.chat.options import (
     KEYWORD_DEFAULTS,
     ChatOptions,
     ChatPolicy,
-    Compacted,
     chat_settings,
     check_query,
     resolve_budget,
 )
 from cupel.chat.parse import SYSTEM_ROLES, link_units, parse_message, parse_plain, view_of_mapping
-from cupel.chat.plan import Summarizer, traced_turn
-from cupel.chat.read import _as_list, messages_to_items, parsed_costs
-from cupel.chat.render import ChatSelection, StableSelection
+from cupel.chat.plan import Summarizer, clear_first
+from cupel.chat.read import DICTS, _as_list, parsed_costs
+from cupel.chat.render import ChatSelection
 from cupel.chat.select import aselect_messages, select_messages, select_with
 from cupel.chat.session import ChatSession
+from cupel.chat.validate import resume_mismatch, with_resume_event
 from cupel.chat.window_state import (
+    StableSelection,
     WindowState,
+    appended_report,
     extend_digest,
     new_digest,
+    pinned_tokens,
     positions_of,
     ranges_of,
-    resume_mismatch,
+    scaled,
     selected_positions,
-    with_resume_event,
+    share_of,
+    traced_turn,
 )
-from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import (
     BudgetOverflowError,
@@ -54,7 +55,7 @@ from cupel.errors import (
 )
 from cupel.model import ContextBudget
 from cupel.pipeline import compute_effective_budget
-from cupel.policy.chat_settings import ChatStrategy
+from cupel.policy.chat_settings import ChatStrategy, ToolResultClearing
 from cupel.tokens.base import CounterLike
 
 __all__ = [
@@ -74,25 +75,6 @@ DEFAULT_HIGH_WATER = 1.0
 """Share of the budget's target the selection may grow to before the window compacts."""
 DEFAULT_LOW_WATER = 0.6
 """Share of the budget's target a compaction selects down to, leaving room to append again."""
-
-
-def _share(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CupelTypeError(f"{name} must be a number, got {value!r}")
-    if not (math.isfinite(value) and 0.0 < value <= 1.0):
-        raise InvalidConfigurationError(f"{name} must be in (0, 1], got {value!r}")
-    return float(value)
-
-
-def _scaled(budget: ContextBudget, share: float) -> ContextBudget:
-    """``budget`` with its target scaled to ``share`` (its hard limits kept)."""
-    return ContextBudget(
-        budget.max_tokens,
-        math.floor(budget.target_tokens * share),
-        output_reserve=budget.output_reserve,
-        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
-        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
-    )
 
 
 class StableWindow:
@@ -125,6 +107,7 @@ class StableWindow:
         summary_tokens: int = 0,
         state: WindowState | Mapping[str, Any] | None = None,
         query: str | None = "auto",
+        clear_tool_results: ToolResultClearing | bool | None = None,
     ) -> None:
         self._budget = resolve_budget(budget)
         self._pipeline, self._settings = chat_settings(
@@ -133,19 +116,20 @@ class StableWindow:
             keep_first_turn=keep_first_turn,
             recent_share=recent_share,
             start_on=start_on,
+            clear_tool_results=clear_tool_results,
         )
         if options is not None and not isinstance(options, ChatOptions):
             raise CupelTypeError(f"options must be a ChatOptions or None, got {options!r}")
         self._options = options or ChatOptions()
         self._counter = counter
         self._query = check_query(query)
-        self._high = _share("high_water", high_water)
-        self._low = _share("low_water", low_water)
+        self._high = share_of("high_water", high_water)
+        self._low = share_of("low_water", low_water)
         if self._low > self._high:
             raise InvalidConfigurationError(
                 f"low_water must be <= high_water ({self._high}), got {self._low}"
             )
-        self._low_budget = _scaled(self._budget, self._low)
+        self._low_budget = scaled(self._budget, self._low)
         if isinstance(summary_tokens, bool) or not isinstance(summary_tokens, int) or summary_tokens < 0:
             raise InvalidConfigurationError(f"summary_tokens must be an int >= 0, got {summary_tokens!r}")
         self._summarize = summarize
@@ -168,7 +152,7 @@ class StableWindow:
             state = WindowState.from_dict(state)
         self._state: WindowState | None = state
         # A state given back is advice: checked against the transcript on the first turn (see
-        # window_state.resume_mismatch); why it was dropped, until that turn's report carries it.
+        # validate.resume_mismatch); why it was dropped, until that turn's report carries it.
         self._advice = state is not None
         self._mismatch: str | None = None
         # In memory only: copies of the seen messages (an in-place edit shows as inequality) and the
@@ -180,6 +164,8 @@ class StableWindow:
         self._summary: Mapping[str, Any] | None = None if state is None else state.summary
         # Token counts and report items reused from one compaction to the next (see ChatSession).
         self._session = ChatSession()
+        # The messages compactions cleared tool results in, by position, sent in their place each turn.
+        self._cleared: dict[int, Any] = {}
 
     @property
     def state(self) -> WindowState | None:
@@ -211,17 +197,37 @@ class StableWindow:
         if isinstance(step, StableSelection):
             return step
         originals, previous = step
-        try:
-            keywords = {**KEYWORD_DEFAULTS, **self._keywords(strict=True)}
-            policy, counter, options = (
-                keywords.pop("policy"),
-                keywords.pop("counter"),
-                keywords.pop("options"),
-            )
-            chosen = select_with(originals, self._low_budget, policy, counter, options, keywords)
-        except _TOO_SMALL:
-            chosen = select_messages(originals, self._budget, **self._keywords())
-        return self._compact(originals, previous, chosen)
+        return self._compact(originals, previous, *self._choose(originals, previous))
+
+    def _choose(
+        self, originals: list[Any], previous: WindowState | None
+    ) -> tuple[ChatSelection[Any], list[Any], set[int]]:
+        """A compaction's selection (at the low-water mark, else the full budget), the transcript it
+        chose from (with the results cleared so far, and any it clears, at least ``clear_at_least``
+        tokens' worth) and the positions it newly cleared."""
+        if previous is None:
+            self._cleared = {}
+        view = [self._cleared.get(index, message) for index, message in enumerate(originals)]
+        clearing = self._settings.clear_tool_results
+        keywords = {**KEYWORD_DEFAULTS, **self._keywords(strict=True)}
+        policy, counter, options = (keywords.pop("policy"), keywords.pop("counter"), keywords.pop("options"))
+        chosen_by: tuple[Callable[[list[Any]], ChatSelection[Any]], ...] = (
+            lambda kept: select_with(kept, self._low_budget, policy, counter, options, keywords),
+            lambda kept: select_messages(kept, self._budget, **self._keywords()),
+        )
+        at_least = clearing.clear_at_least if clearing is not None else 0
+        for select in chosen_by:
+            try:
+                chosen, sent, cleared = clear_first(
+                    clearing, view_of_mapping, DICTS.cleared, view, counter, options, select, at_least
+                )
+            except _TOO_SMALL:
+                if select is chosen_by[-1]:
+                    raise
+                continue
+            break
+        self._cleared.update((result.index, sent[result.index]) for result in cleared)
+        return chosen, sent, {result.index for result in cleared}
 
     async def aselect(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
         """:meth:`select` for async code: a compaction runs :func:`~cupel.chat.aselect_messages`, so an
@@ -236,11 +242,13 @@ class StableWindow:
         if isinstance(step, StableSelection):
             return step
         originals, previous = step
+        if self._settings.clear_tool_results is not None:  # clearing selects synchronously
+            return self._compact(originals, previous, *self._choose(originals, previous))
         try:
             chosen = await aselect_messages(originals, self._low_budget, **self._keywords(strict=True))
         except _TOO_SMALL:
             chosen = await aselect_messages(originals, self._budget, **self._keywords())
-        return self._compact(originals, previous, chosen)
+        return self._compact(originals, previous, chosen, originals, set())
 
     def _step(self, messages: Sequence[Any]) -> StableSelection[Any] | tuple[list[Any], WindowState | None]:
         """The appended selection, or what a compaction needs: the transcript and the verified state."""
@@ -347,11 +355,16 @@ class StableWindow:
         return keywords
 
     def _compact(
-        self, originals: list[Any], previous: WindowState | None, chosen: ChatSelection[Any]
+        self,
+        originals: list[Any],
+        previous: WindowState | None,
+        chosen: ChatSelection[Any],
+        sent: list[Any],
+        fresh: set[int],
     ) -> StableSelection[Any]:
-        positions, summary, summary_at = selected_positions(chosen.messages, originals)
+        positions, summary, summary_at = selected_positions(chosen.messages, sent)
         count = len(originals)
-        pinned = self._pinned_tokens(originals, positions)
+        pinned = pinned_tokens(originals, positions, self._options, self._counter, self._settings.strategy)
         ceiling = pinned + compute_effective_budget(self._budget, pinned).target_tokens
         limit = min(math.floor(self._budget.target_tokens * self._high), ceiling)
         if previous is None:
@@ -361,7 +374,7 @@ class StableWindow:
         prefix = 0
         if previous is not None:
             for old, new in zip(positions_of(previous.kept), positions, strict=False):
-                if old != new:
+                if old != new or new in fresh:  # a result cleared now changes the prompt there
                     break
                 prefix += 1
             # A summary is new at every compaction: the unchanged prefix ends where one sits.
@@ -390,21 +403,6 @@ class StableWindow:
 
         return self._selection(originals, state, positions, prefix=prefix, compacted=True, report=report)
 
-    def _pinned_tokens(self, originals: list[Any], positions: list[int]) -> int:
-        """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""
-        if not self._options.pin_system:
-            return 0
-        systems = []
-        for position in positions:
-            message = originals[position]
-            role = message.get("role") if isinstance(message, Mapping) else None
-            if role not in SYSTEM_ROLES:
-                if self._settings.strategy == "last":
-                    break
-                continue
-            systems.append(parse_message(view_of_mapping(message, position), position, self._options))
-        return sum(parsed_costs(systems, self._counter))
-
     def _selection(
         self,
         originals: list[Any],
@@ -415,7 +413,7 @@ class StableWindow:
         compacted: bool,
         report: Callable[[], SelectionReport] | None,
     ) -> StableSelection[Any]:
-        kept = [originals[position] for position in positions]
+        kept = [self._cleared.get(position, originals[position]) for position in positions]
         system = 0
         while system < len(kept) and kept[system].get("role") in SYSTEM_ROLES:
             system += 1
@@ -423,7 +421,14 @@ class StableWindow:
             system = state.summary_at
             kept.insert(system, self._summary)
         if report is None:
-            report = self._report_builder(originals, set(positions))
+            report = appended_report(
+                originals,
+                set(positions),
+                self._counter,
+                self._options,
+                self._pipeline.scorer,
+                self._low_budget,
+            )
         return StableSelection(
             tuple(kept),
             report,
@@ -433,17 +438,3 @@ class StableWindow:
             system=system,
             compacted=compacted,
         )
-
-    def _report_builder(self, originals: list[Any], kept: set[int]) -> Callable[[], SelectionReport]:
-        target = self._low_budget.target_tokens
-        counter, options, scorer = self._counter, self._options, self._pipeline.scorer
-
-        def build() -> SelectionReport:
-            items = messages_to_items(originals, counter=counter, options=options)
-            flags = [unit_indices(item)[0] in kept for item in items]
-            reasons: dict[int, ExclusionReason] = {
-                position: Compacted(target) for position, flag in enumerate(flags) if not flag
-            }
-            return Choice(items, flags, reasons).report(scorer)
-
-        return build

@@ -3,7 +3,8 @@
 :class:`TurnRecords` holds, per unit, its messages, tokens, roles and pin; a turn is a run of unit
 positions (a user message and everything up to the next one). A unit's ContextItem
 (:func:`unit_item`, or :func:`unit_items` column by column for a report) is built only when asked
-for, equal field by field to what :func:`~cupel.chat.messages_to_items` builds.
+for, equal field by field to what :func:`~cupel.chat.messages_to_items` builds. :func:`tool_results`
+finds the tool results inside the units, with what clearing one would save.
 """
 
 from __future__ import annotations
@@ -16,17 +17,27 @@ from typing import Any
 
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.chat.options import ChatOptions
-from cupel.chat.parse import SYSTEM_ROLES
-from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
-from cupel.chat.session import positions
+from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
+from cupel.chat.read import (
+    INDICES_KEY,
+    MESSAGES_KEY,
+    ROLES_KEY,
+    SYNTHETIC_EPOCH,
+    TranscriptColumns,
+    parsed_costs,
+)
+from cupel.chat.session import count_texts_once, positions
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
 from cupel.scorers.columns import ItemColumns
+from cupel.tokens.base import CounterLike
 
 __all__ = [
     "KINDS",
+    "ToolResult",
     "TurnRecords",
     "candidate_batch",
     "kind_codes",
+    "tool_results",
     "turn_item_of",
     "turn_kind",
     "turn_records",
@@ -373,3 +384,53 @@ def candidate_batch(
         make_items=items,
         presence=presence,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One tool result: the message holding it, the call it answers, the tool's name, the tokens of
+    its content and of the placeholder clearing would put there instead."""
+
+    index: int
+    call_id: str
+    tool: str
+    tokens: int
+    placeholder_tokens: int
+
+
+def tool_results(
+    views: Sequence[MessageView],
+    placeholder: Callable[[int, str], str],
+    counter: CounterLike | None,
+    options: ChatOptions,
+) -> list[ToolResult]:
+    """Every tool result of a transcript read into views (tool messages and ``tool_result`` blocks),
+    in transcript order; ``placeholder(tokens, tool)`` is the text that would replace one."""
+    names: dict[str, str] = {}
+    found: list[tuple[int, str, object]] = []
+    for index, view in enumerate(views):
+        for call in view.tool_calls if isinstance(view.tool_calls, list | tuple) else ():
+            payload = call.get(call.get("type", "function")) if isinstance(call, Mapping) else None
+            if isinstance(payload, Mapping):
+                names[str(call.get("id"))] = str(payload.get("name"))
+        if view.role == "tool":
+            found.append((index, str(view.tool_call_id), view.content))
+        for block in view.content if isinstance(view.content, list | tuple) else ():
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                names[str(block.get("id"))] = str(block.get("name"))
+            elif isinstance(block, Mapping) and block.get("type") == "tool_result":
+                found.append((index, str(block.get("tool_use_id")), block.get("content")))
+    # A result's content costs what a tool message holding only it costs beyond its overhead.
+    parsed = [
+        parse_message(MessageView("tool", content, tool_call_id=call_id), index, options)
+        for index, call_id, content in found
+    ]
+    tokens = [cost - options.message_overhead for cost in parsed_costs(parsed, counter)]
+    tools = [names.get(call_id, "") for _, call_id, _ in found]
+    shown = count_texts_once(
+        [placeholder(size, tool) for size, tool in zip(tokens, tools, strict=True)], counter
+    )
+    return [
+        ToolResult(index, call_id, tool, size, text_tokens)
+        for (index, call_id, _), tool, size, text_tokens in zip(found, tools, tokens, shown, strict=True)
+    ]

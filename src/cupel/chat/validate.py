@@ -11,24 +11,36 @@ Every provider: a conversation about to be sent (``for_request=True``, the defau
 message the model can answer, not on an assistant reply without tool calls; ``"openai"`` also rejects
 an empty list (``"anthropic"`` and ``"langchain"`` report it as "no user message"). docs/spec-notes.md,
 "Answerable transcripts".
+
+:func:`resume_mismatch` holds a saved :class:`~cupel.chat.WindowState` to the same rules against the
+transcript it is resumed on.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message, view_of_mapping
-from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.chat.read import message_costs
+from cupel.chat.window_state import RESUME_STAGE, WindowState, positions_of
+from cupel.diagnostics.events import TraceEvent
+from cupel.diagnostics.report import SelectionReport
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.tokens.base import CounterLike
 
 __all__ = [
     "PROVIDERS",
     "Provider",
     "Violation",
+    "resume_mismatch",
     "transcript_provider",
     "validate_transcript",
+    "with_resume_event",
 ]
 
 
@@ -220,3 +232,108 @@ def validate_transcript(
     if for_request:
         violations.extend(_answerable(parsed, chosen))
     return sorted(violations, key=lambda violation: violation.index)
+
+
+def _role(message: object) -> object:
+    return message.get("role") if isinstance(message, Mapping) else None
+
+
+#: The provider rules every strategy keeps (``"messages"`` keeps no others: it may drop a first user turn).
+_TOOL_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned"})
+
+
+def _violations(messages: Sequence[Any], where: Sequence[int], tool_links_only: bool) -> set[tuple[int, str]]:
+    """Each provider rule ``messages`` break, as (transcript position of the message, rule).
+
+    The rules of a well-formed conversation, not of a request: a seen transcript may end on a reply.
+    """
+    return {
+        (where[violation.index], violation.rule)
+        for violation in validate_transcript(messages, for_request=False)
+        if not tool_links_only or violation.rule in _TOOL_RULES
+    }
+
+
+def resume_mismatch(
+    state: WindowState,
+    originals: Sequence[Any],
+    counter: CounterLike | None,
+    options: ChatOptions,
+    ceiling: int,
+    tool_links_only: bool = False,
+) -> str | None:
+    """Why ``state`` cannot be resumed on ``originals``, or ``None`` when it can (docs/spec-notes.md,
+    "Saved windows are advice").
+
+    ``originals`` are the transcript whose first ``state.seen`` messages ``state.digest`` was checked
+    against; ``ceiling`` is the most tokens the resuming window may grow to. The kept messages (with
+    the summary in its place) must name each message once, in an order a selection sends (transcript
+    order, or system messages first), break no provider rule the transcript itself does not break
+    (whole units, tool calls with their results; only those two with ``tool_links_only``, as under the
+    ``"messages"`` strategy), cost ``state.tokens``, end with the last message seen exactly when
+    ``state.appendable``, and ``state.limit`` may not exceed ``ceiling``. A mismatch is also logged as
+    a warning through ``logging.getLogger("cupel")``.
+    """
+    mismatch = _mismatch(state, originals, counter, options, ceiling, tool_links_only)
+    if mismatch is not None:
+        logging.getLogger("cupel").warning("StableWindow: %s", _notice(mismatch))
+    return mismatch
+
+
+def _mismatch(
+    state: WindowState,
+    originals: Sequence[Any],
+    counter: CounterLike | None,
+    options: ChatOptions,
+    ceiling: int,
+    tool_links_only: bool,
+) -> str | None:
+    if state.limit > ceiling:
+        return f"its limit of {state.limit} tokens exceeds the budget's {ceiling}"
+    positions = positions_of(state.kept)
+    if len(set(positions)) != len(positions):
+        return "its kept messages name a message twice"
+    in_order = sorted(positions)
+    systems_first = sorted(
+        positions, key=lambda position: (_role(originals[position]) not in SYSTEM_ROLES, position)
+    )
+    if positions not in (in_order, systems_first):
+        return "its kept messages are in an order no selection sends"
+    appendable = state.seen == 0 or (bool(positions) and positions[-1] == state.seen - 1)
+    if state.appendable != appendable:
+        return f"it says appendable={state.appendable}, but its kept messages say {appendable}"
+    kept = [originals[position] for position in positions]
+    where = list(positions)
+    if state.summary is not None:
+        kept.insert(state.summary_at, state.summary)
+        where.insert(state.summary_at, -1)
+    try:
+        seen = range(state.seen)
+        broken = _violations(kept, where, tool_links_only) - _violations(
+            originals[: state.seen], seen, tool_links_only
+        )
+        costs = message_costs(
+            [view_of_mapping(message, index) for index, message in enumerate(kept)], counter, options
+        )
+    except CupelError as error:
+        return f"its kept messages cannot be read ({error})"
+    if broken:
+        position, rule = min(broken)
+        named = "the summary" if position < 0 else f"message {position}"
+        return f"its kept messages are not a valid transcript ({named}: {rule})"
+    tokens = sum(costs)
+    if tokens != state.tokens:
+        return f"it says {state.tokens} tokens, but its kept messages cost {tokens}"
+    return None
+
+
+def _notice(mismatch: str) -> str:
+    return f"saved WindowState does not match its transcript: {mismatch}; the window started afresh"
+
+
+def with_resume_event(report: SelectionReport, mismatch: str | None) -> SelectionReport:
+    """``report`` with a first event saying the saved state was dropped for ``mismatch`` (if any)."""
+    if mismatch is None:
+        return report
+    event = TraceEvent(RESUME_STAGE, 0.0, 0, _notice(mismatch))
+    return dataclasses.replace(report, events=(event, *report.events))

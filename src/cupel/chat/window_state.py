@@ -4,40 +4,53 @@ A stateless service keeps ``state.to_dict()`` beside the conversation and gives 
 transcript. The state names messages by their position in the transcript and fingerprints the messages
 it has seen (a BLAKE2b digest of their canonical JSON), so an edited or deleted message is noticed.
 
-A state given back is advice, not authority (:func:`resume_mismatch`): what can be derived from the
-transcript (the kept messages' tokens, whole units, tool links) is derived again, its ``limit`` may not
-exceed the budget the window is resumed with, and a state that disagrees is dropped for a fresh start.
+A state given back is advice, not authority (:func:`~cupel.chat.validate.resume_mismatch`): what can
+be derived from the transcript (the kept messages' tokens, whole units, tool links) is derived again,
+its ``limit`` may not exceed the budget the window is resumed with, and a state that disagrees is
+dropped for a fresh start. A turn is traced as a ``cupel.stable_window`` span (:func:`traced_turn`)
+and returns a :class:`StableSelection` (:func:`with_cache_control` marks its cache breakpoints).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import logging
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from cupel.chat.options import ChatOptions
-from cupel.chat.parse import SYSTEM_ROLES, view_of_mapping
-from cupel.chat.read import message_costs
-from cupel.chat.validate import validate_transcript
-from cupel.diagnostics.events import TraceEvent
+from cupel.chat.choose import Choice
+from cupel.chat.choose_units import unit_indices
+from cupel.chat.options import ChatOptions, Compacted
+from cupel.chat.parse import SYSTEM_ROLES, parse_message, view_of_mapping
+from cupel.chat.read import messages_to_items, parsed_costs
+from cupel.chat.render import ChatSelection
+from cupel.diagnostics.hooks import active_sink, current_attributes, start_operation
+from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport
-from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.errors import CupelTypeError, InvalidConfigurationError
+from cupel.model import ContextBudget
+from cupel.protocols import Scorer
 from cupel.tokens.base import CounterLike
 
 __all__ = [
     "RESUME_STAGE",
     "STATE_VERSION",
+    "WINDOW_SPAN",
+    "StableSelection",
     "WindowState",
+    "appended_report",
     "extend_digest",
     "new_digest",
+    "pinned_tokens",
     "positions_of",
     "ranges_of",
-    "resume_mismatch",
+    "scaled",
     "selected_positions",
-    "with_resume_event",
+    "share_of",
+    "traced_turn",
+    "with_cache_control",
 ]
 
 STATE_VERSION = 1
@@ -229,109 +242,7 @@ class WindowState:
         )
 
 
-def _role(message: object) -> object:
-    return message.get("role") if isinstance(message, Mapping) else None
-
-
-#: The provider rules every strategy keeps (``"messages"`` keeps no others: it may drop a first user turn).
-_TOOL_RULES = frozenset({"tool-call-unanswered", "tool-result-orphaned"})
-
-
-def _violations(messages: Sequence[Any], where: Sequence[int], tool_links_only: bool) -> set[tuple[int, str]]:
-    """Each provider rule ``messages`` break, as (transcript position of the message, rule).
-
-    The rules of a well-formed conversation, not of a request: a seen transcript may end on a reply.
-    """
-    return {
-        (where[violation.index], violation.rule)
-        for violation in validate_transcript(messages, for_request=False)
-        if not tool_links_only or violation.rule in _TOOL_RULES
-    }
-
-
-def resume_mismatch(
-    state: WindowState,
-    originals: Sequence[Any],
-    counter: CounterLike | None,
-    options: ChatOptions,
-    ceiling: int,
-    tool_links_only: bool = False,
-) -> str | None:
-    """Why ``state`` cannot be resumed on ``originals``, or ``None`` when it can (docs/spec-notes.md,
-    "Saved windows are advice").
-
-    ``originals`` are the transcript whose first ``state.seen`` messages ``state.digest`` was checked
-    against; ``ceiling`` is the most tokens the resuming window may grow to. The kept messages (with
-    the summary in its place) must name each message once, in an order a selection sends (transcript
-    order, or system messages first), break no provider rule the transcript itself does not break
-    (whole units, tool calls with their results; only those two with ``tool_links_only``, as under the
-    ``"messages"`` strategy), cost ``state.tokens``, end with the last message seen exactly when
-    ``state.appendable``, and ``state.limit`` may not exceed ``ceiling``. A mismatch is also logged as
-    a warning through ``logging.getLogger("cupel")``.
-    """
-    mismatch = _mismatch(state, originals, counter, options, ceiling, tool_links_only)
-    if mismatch is not None:
-        logging.getLogger("cupel").warning("StableWindow: %s", _notice(mismatch))
-    return mismatch
-
-
-def _mismatch(
-    state: WindowState,
-    originals: Sequence[Any],
-    counter: CounterLike | None,
-    options: ChatOptions,
-    ceiling: int,
-    tool_links_only: bool,
-) -> str | None:
-    if state.limit > ceiling:
-        return f"its limit of {state.limit} tokens exceeds the budget's {ceiling}"
-    positions = positions_of(state.kept)
-    if len(set(positions)) != len(positions):
-        return "its kept messages name a message twice"
-    in_order = sorted(positions)
-    systems_first = sorted(
-        positions, key=lambda position: (_role(originals[position]) not in SYSTEM_ROLES, position)
-    )
-    if positions not in (in_order, systems_first):
-        return "its kept messages are in an order no selection sends"
-    appendable = state.seen == 0 or (bool(positions) and positions[-1] == state.seen - 1)
-    if state.appendable != appendable:
-        return f"it says appendable={state.appendable}, but its kept messages say {appendable}"
-    kept = [originals[position] for position in positions]
-    where = list(positions)
-    if state.summary is not None:
-        kept.insert(state.summary_at, state.summary)
-        where.insert(state.summary_at, -1)
-    try:
-        seen = range(state.seen)
-        broken = _violations(kept, where, tool_links_only) - _violations(
-            originals[: state.seen], seen, tool_links_only
-        )
-        costs = message_costs(
-            [view_of_mapping(message, index) for index, message in enumerate(kept)], counter, options
-        )
-    except CupelError as error:
-        return f"its kept messages cannot be read ({error})"
-    if broken:
-        position, rule = min(broken)
-        named = "the summary" if position < 0 else f"message {position}"
-        return f"its kept messages are not a valid transcript ({named}: {rule})"
-    tokens = sum(costs)
-    if tokens != state.tokens:
-        return f"it says {state.tokens} tokens, but its kept messages cost {tokens}"
-    return None
-
-
-def _notice(mismatch: str) -> str:
-    return f"saved WindowState does not match its transcript: {mismatch}; the window started afresh"
-
-
-def with_resume_event(report: SelectionReport, mismatch: str | None) -> SelectionReport:
-    """``report`` with a first event saying the saved state was dropped for ``mismatch`` (if any)."""
-    if mismatch is None:
-        return report
-    event = TraceEvent(RESUME_STAGE, 0.0, 0, _notice(mismatch))
-    return dataclasses.replace(report, events=(event, *report.events))
+M = TypeVar("M")
 
 
 def selected_positions(
@@ -354,3 +265,185 @@ def selected_positions(
         else:
             summary, summary_at = message, len(positions)
     return positions, summary, summary_at
+
+
+class StableSelection(ChatSelection[M]):
+    """A :class:`ChatSelection` that also says how much of it the previous turn already sent.
+
+    ``prefix`` leading messages are the previous turn's messages, unchanged and in the same order (0
+    on a window's first turn or after an edit); ``base`` leading messages came from the last
+    compaction; ``system`` leading messages are system or developer messages; ``compacted`` is true
+    when the strategy chose afresh this turn (the first turn, a compaction, or after an edit).
+    """
+
+    __slots__ = ("base", "compacted", "prefix", "system")
+
+    prefix: int
+    base: int
+    system: int
+    compacted: bool
+
+    def __init__(
+        self,
+        messages: tuple[M, ...],
+        report: SelectionReport | Callable[[], SelectionReport],
+        *,
+        tokens: int,
+        prefix: int,
+        base: int,
+        system: int,
+        compacted: bool,
+    ) -> None:
+        super().__init__(messages, report, tokens=tokens)
+        init = object.__setattr__
+        init(self, "prefix", prefix)
+        init(self, "base", base)
+        init(self, "system", system)
+        init(self, "compacted", compacted)
+
+    @property
+    def cache_breakpoints(self) -> tuple[int, ...]:
+        """Positions in ``messages`` to end a cached prefix at (Anthropic allows four ``cache_control``).
+
+        The last system message (stable across compactions), the last message of the compaction's
+        selection (stable until the next one), the last message the previous turn sent (read from the
+        cache now) and the last message (written for the next turn), each once, ascending.
+        """
+        marks = {self.system - 1, self.base - 1, self.prefix - 1, len(self.messages) - 1}
+        return tuple(sorted(mark for mark in marks if mark >= 0))
+
+    def __repr__(self) -> str:
+        return (
+            f"StableSelection(messages={len(self.messages)}, tokens={self.tokens}, prefix={self.prefix}, "
+            f"compacted={self.compacted})"
+        )
+
+
+def with_cache_control(
+    messages: Sequence[Mapping[str, Any]],
+    breakpoints: Sequence[int],
+    *,
+    cache_control: Mapping[str, Any] | None = None,
+) -> list[Mapping[str, Any]]:
+    """``messages`` with Anthropic's ``cache_control`` on the last content block of each breakpoint.
+
+    The marked messages are copies (a string content becomes one text block); the others are the
+    same objects. ``cache_control`` defaults to ``{"type": "ephemeral"}``.
+    """
+    marker = dict(cache_control) if cache_control is not None else {"type": "ephemeral"}
+    out: list[Mapping[str, Any]] = list(messages)
+    for position in breakpoints:
+        if not 0 <= position < len(out):
+            raise InvalidConfigurationError(f"breakpoint {position} is outside the {len(out)} messages")
+        message = dict(out[position])
+        content = message.get("content")
+        if isinstance(content, str):
+            blocks: list[Any] = [{"type": "text", "text": content}]
+        elif isinstance(content, list) and content:
+            blocks = list(content)
+        else:
+            raise InvalidConfigurationError(
+                f"messages[{position}] has no content block to mark with cache_control"
+            )
+        last = blocks[-1]
+        if not isinstance(last, Mapping):
+            raise CupelTypeError(f"messages[{position}].content[-1] must be a mapping, got {last!r}")
+        blocks[-1] = {**last, "cache_control": dict(marker)}
+        message["content"] = blocks
+        out[position] = message
+    return out
+
+
+WINDOW_SPAN = "cupel.stable_window"
+
+
+@contextmanager
+def traced_turn(budget: ContextBudget, strategy: str) -> Iterator[Callable[[Any], None]]:
+    """Time one window turn; call the yielded function with the turn's ``StableSelection``."""
+    sink = active_sink()
+    outcome: dict[str, object] = {}
+
+    def record(selection: Any) -> None:
+        outcome["cupel.result.tokens"] = selection.tokens
+        outcome["cupel.stable_window.message_count"] = len(selection.messages)
+        outcome["cupel.stable_window.prefix"] = selection.prefix
+        outcome["cupel.stable_window.compacted"] = selection.compacted
+
+    if sink is None:
+        yield record
+        return
+    attributes: dict[str, object] = {
+        "cupel.budget.max_tokens": budget.max_tokens,
+        "cupel.budget.target_tokens": budget.target_tokens,
+        "cupel.chat.strategy": strategy,
+        **current_attributes(),
+    }
+    operation = start_operation(sink, WINDOW_SPAN, attributes)
+    try:
+        yield record
+    except BaseException as error:
+        operation.finish(outcome, [], error)
+        raise
+    operation.finish(outcome, [], None)
+
+
+def share_of(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CupelTypeError(f"{name} must be a number, got {value!r}")
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise InvalidConfigurationError(f"{name} must be in (0, 1], got {value!r}")
+    return float(value)
+
+
+def scaled(budget: ContextBudget, share: float) -> ContextBudget:
+    """``budget`` with its target scaled to ``share`` (its hard limits kept)."""
+    return ContextBudget(
+        budget.max_tokens,
+        math.floor(budget.target_tokens * share),
+        output_reserve=budget.output_reserve,
+        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
+        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
+    )
+
+
+def pinned_tokens(
+    originals: Sequence[Any],
+    positions: Sequence[int],
+    options: ChatOptions,
+    counter: CounterLike | None,
+    strategy: str,
+) -> int:
+    """Tokens of the kept system messages the strategy pins (the leading ones under ``"last"``)."""
+    if not options.pin_system:
+        return 0
+    systems = []
+    for position in positions:
+        message = originals[position]
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role not in SYSTEM_ROLES:
+            if strategy == "last":
+                break
+            continue
+        systems.append(parse_message(view_of_mapping(message, position), position, options))
+    return sum(parsed_costs(systems, counter))
+
+
+def appended_report(
+    originals: Sequence[Any],
+    kept: set[int],
+    counter: CounterLike | None,
+    options: ChatOptions,
+    scorer: Scorer,
+    low: ContextBudget,
+) -> Callable[[], SelectionReport]:
+    """The report of a turn that appended: every message not sent was dropped at the last compaction."""
+
+    def build() -> SelectionReport:
+        items = messages_to_items(originals, counter=counter, options=options)
+        flags = [unit_indices(item)[0] in kept for item in items]
+        reasons: dict[int, ExclusionReason] = {
+            position: Compacted(low.target_tokens) for position, flag in enumerate(flags) if not flag
+        }
+        return Choice(items, flags, reasons).report(scorer)
+
+    return build

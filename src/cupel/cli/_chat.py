@@ -24,7 +24,8 @@ __all__ = [
 
 
 def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--strategy``, ``--summary-tokens`` and ``--repair``, read by chat transcripts only."""
+    """``--strategy``, ``--summary-tokens``, ``--repair`` and ``--clear-tool-results``, read by chat
+    transcripts only."""
     parser.add_argument(
         "--strategy",
         choices=CHAT_STRATEGIES,
@@ -44,6 +45,13 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="chat transcripts: drop orphaned tool results and unanswered tool calls instead of failing",
     )
+    parser.add_argument(
+        "--clear-tool-results",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="chat transcripts: clear the content of the oldest tool results before dropping units "
+        "(--no-clear-tool-results: never); default: the policy's",
+    )
 
 
 def chat_keywords(args: argparse.Namespace) -> dict[str, Any]:
@@ -51,6 +59,8 @@ def chat_keywords(args: argparse.Namespace) -> dict[str, Any]:
     keywords: dict[str, Any] = {"on_invalid": "repair" if args.repair else "error"}
     if args.strategy is not None:
         keywords["strategy"] = args.strategy
+    if args.clear_tool_results is not None:
+        keywords["clear_tool_results"] = args.clear_tool_results
     if args.summary_tokens is not None:
         if args.summary_tokens < 0:
             raise CliError(f"--summary-tokens must be >= 0, got {args.summary_tokens}")
@@ -125,4 +135,9 @@ def render_turns(report: SelectionReport) -> str:
     for turn in group_turns(report)[1]:
         roles = " ".join(turn.roles)
         lines.append(f"  {turn.number:>4}  {turn.state:<8}{turn.tokens:>7}  {roles}")
+    from cupel.chat.render import CLEAR_STAGE
+
+    cleared = [event.message for event in report.events if event.stage == CLEAR_STAGE and event.message]
+    if cleared:
+        lines += ["", "Tool results cleared (oldest first)", *(f"  {message}" for message in cleared)]
     return "\n".join(lines) + "\n"

@@ -60,5 +60,13 @@ def trimmer(
 ) -> Trimmer:
     """The shared trimmer, reading LangChain messages; a text summary becomes a ``SystemMessage``."""
     return Trimmer(
-        lc_view, budget, policy, counter, options, settings=settings, summary_of=SystemMessage, agent=agent
+        lc_view,
+        budget,
+        policy,
+        counter,
+        options,
+        settings=settings,
+        summary_of=SystemMessage,
+        agent=agent,
+        cleared=lc_chat.cleared_message,
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cupel.chat.options import (
@@ -29,7 +29,7 @@ from cupel.chat.options import (
     policy_name,
 )
 from cupel.chat.parse import MessageView, parse_message
-from cupel.chat.plan import Summarizer, plan_summary, run_planned, run_planned_async
+from cupel.chat.plan import Summarizer, clear_first, plan_summary, run_planned, run_planned_async
 from cupel.chat.read import build_items, message_costs
 from cupel.chat.render import ChatSelection
 from cupel.chat.select import select_repaired, select_units
@@ -88,9 +88,20 @@ def _agent_policy(policy: ChatPolicy) -> ChatPolicy:
 class Trimmer:
     """Selects a framework transcript under a budget, tool schemas charged first; ``counter`` may be
     async (then only :meth:`aselect` works). ``summary_of`` makes the framework message a text
-    summary is placed as."""
+    summary is placed as; ``cleared`` the copy of a message with tool results cleared (``None``: the
+    framework's messages are not rewritten, and units are dropped instead)."""
 
-    __slots__ = ("budget", "counter", "name", "options", "policy", "settings", "summary_of", "view_of")
+    __slots__ = (
+        "budget",
+        "cleared",
+        "counter",
+        "name",
+        "options",
+        "policy",
+        "settings",
+        "summary_of",
+        "view_of",
+    )
 
     def __init__(
         self,
@@ -103,8 +114,10 @@ class Trimmer:
         settings: TrimSettings,
         summary_of: Callable[[str], Any],
         agent: bool = False,
+        cleared: Callable[[Any, Mapping[str, str]], Any] | None = None,
     ) -> None:
         self.view_of = view_of
+        self.cleared = cleared
         self.budget = budget
         self.name = policy_name(policy)
         self.policy = _agent_policy(policy) if agent else policy
@@ -149,7 +162,15 @@ class Trimmer:
                         parsed, originals, resolved, pipeline, settings, counter=counter, options=chosen
                     )
                 else:
-                    selection = select_units(self.items(originals, counter), resolved, pipeline, settings)
+                    selection = clear_first(
+                        settings.clear_tool_results,
+                        self.view_of,
+                        self.cleared,
+                        originals,
+                        counter,
+                        self.options,
+                        lambda kept: select_units(self.items(kept, counter), resolved, pipeline, settings),
+                    )[0]
                 result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
                 return result
 

@@ -13,7 +13,7 @@ from cupel._lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
-    from cupel.policy.chat_settings import CHAT_STRATEGIES, ChatSettings, ChatStrategy
+    from cupel.policy.chat_settings import CHAT_STRATEGIES, ChatSettings, ChatStrategy, ToolResultClearing
     from cupel.policy.durations import format_duration, parse_duration
     from cupel.policy.errors import PolicyFileError
     from cupel.policy.files import (
@@ -61,6 +61,7 @@ __all__ = [
     "Policy",
     "PolicyFileError",
     "PolicyFormat",
+    "ToolResultClearing",
     "UnknownPresetError",
     "chat",
     "code_review",
@@ -95,6 +96,7 @@ _LAZY: dict[str, str] = {
     "CHAT_STRATEGIES": "cupel.policy.chat_settings",
     "ChatSettings": "cupel.policy.chat_settings",
     "ChatStrategy": "cupel.policy.chat_settings",
+    "ToolResultClearing": "cupel.policy.chat_settings",
     "format_duration": "cupel.policy.durations",
     "parse_duration": "cupel.policy.durations",
     "PolicyFileError": "cupel.policy.errors",

@@ -19,7 +19,13 @@ from cupel._atomic import write_atomic
 from cupel.model import OverflowStrategy
 from cupel.policy._entries import _Registry
 from cupel.policy._readers import COUNT_QUOTA_ENTRY, CURVES, DURATION, QUOTA_ENTRY, WEIGHT, caseless, spelled
-from cupel.policy.chat_settings import CHAT_STRATEGIES, DEFAULT_RECENT_SHARE, START_ON, ChatSettings
+from cupel.policy.chat_settings import (
+    CHAT_STRATEGIES,
+    DEFAULT_RECENT_SHARE,
+    START_ON,
+    ChatSettings,
+    ToolResultClearing,
+)
 from cupel.policy.files import _CHAT_KEYS, _TOP_KEYS
 from cupel.policy.policy import FORMAT_VERSION
 from cupel.policy.presets import preset_names
@@ -85,6 +91,32 @@ def _curve() -> dict[str, Any]:
     }
 
 
+def _clearing() -> dict[str, Any]:
+    """``chat.clear_tool_results``: ``true`` (the defaults), ``false``, or a table of its fields."""
+    defaults = ToolResultClearing()
+    return {
+        "description": "Clear older tool results before dropping whole units (docs/chat.md).",
+        "oneOf": [
+            {"type": "boolean"},
+            {
+                "type": "object",
+                "properties": {
+                    "keep": {"type": "integer", "minimum": 0, "default": defaults.keep},
+                    "placeholder": {"type": "string", "minLength": 1, "default": defaults.placeholder},
+                    "exclude_tools": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "clear_at_least": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "default": defaults.clear_at_least,
+                    },
+                },
+                "additionalProperties": False,
+            },
+        ],
+        "default": False,
+    }
+
+
 def _chat() -> dict[str, Any]:
     """The ``chat`` table: how :func:`cupel.chat.select_messages` selects under this policy."""
     defaults = ChatSettings()
@@ -93,6 +125,7 @@ def _chat() -> dict[str, Any]:
         "keep_first_turn": {"type": "boolean", "default": defaults.keep_first_turn},
         "recent_share": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_RECENT_SHARE},
         "start_on": {"enum": list(START_ON), "default": defaults.start_on},
+        "clear_tool_results": _clearing(),
     }
     if tuple(properties) != _CHAT_KEYS:
         raise AssertionError(f"chat keys {tuple(properties)} differ from the loader's {_CHAT_KEYS}")

@@ -29,6 +29,7 @@ from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.policy._toml_writer import toml_dumps
 from cupel.policy._values import (
+    _array,
     _boolean,
     _check_keys,
     _construct,
@@ -38,7 +39,7 @@ from cupel.policy._values import (
     _string,
     _table,
 )
-from cupel.policy.chat_settings import ChatSettings
+from cupel.policy.chat_settings import ChatSettings, ToolResultClearing
 from cupel.policy.errors import PolicyFileError
 from cupel.policy.policy import FORMAT_VERSION, Policy, policy_to_dict
 from cupel.policy.presets import UnknownPresetError, get_preset, preset_names
@@ -84,7 +85,8 @@ _TOP_KEYS = (
     "overflow_strategy",
     "chat",
 )
-_CHAT_KEYS = ("strategy", "keep_first_turn", "recent_share", "start_on")
+_CHAT_KEYS = ("strategy", "keep_first_turn", "recent_share", "start_on", "clear_tool_results")
+_CLEARING_KEYS = ("keep", "placeholder", "exclude_tools", "clear_at_least")
 
 
 def _check_time_provider(time_provider: object) -> TimeProvider:
@@ -182,7 +184,10 @@ def _read_chat(value: object, base: ChatSettings | None) -> ChatSettings:
     """The ``chat`` table; keys not given keep the base preset's values (or the defaults)."""
     table = _table(value, "chat")
     _check_keys(table, "chat", _CHAT_KEYS, "chat settings")
-    settings = (base or ChatSettings()).to_dict()
+    settings: dict[str, Any] = (base or ChatSettings()).to_dict()
+    settings["clear_tool_results"] = (base or ChatSettings()).clear_tool_results
+    if "clear_tool_results" in table:
+        settings["clear_tool_results"] = _read_clearing(table["clear_tool_results"])
     for key in ("strategy", "start_on"):
         if key in table:
             settings[key] = _string(table[key], f"chat.{key}")
@@ -193,6 +198,28 @@ def _read_chat(value: object, base: ChatSettings | None) -> ChatSettings:
             table["recent_share"], "chat.recent_share", minimum=0.0, maximum=1.0
         )
     return _construct("chat", ChatSettings, **settings)
+
+
+def _read_clearing(value: object) -> ToolResultClearing | None:
+    """``chat.clear_tool_results``: ``true`` (the defaults), ``false``, or a table of its fields."""
+    path = "chat.clear_tool_results"
+    if isinstance(value, bool):
+        return ToolResultClearing() if value else None
+    if not isinstance(value, Mapping):
+        raise PolicyFileError(path, f"must be true, false or a table, got {_show(value)}")
+    _check_keys(value, path, _CLEARING_KEYS, "tool-result clearing")
+    fields: dict[str, Any] = {}
+    for key in ("keep", "clear_at_least"):
+        if key in value:
+            fields[key] = _integer(value[key], f"{path}.{key}", minimum=0)
+    if "placeholder" in value:
+        fields["placeholder"] = _string(value["placeholder"], f"{path}.placeholder")
+    if "exclude_tools" in value:
+        names = _array(value["exclude_tools"], f"{path}.exclude_tools")
+        fields["exclude_tools"] = tuple(
+            _string(name, f"{path}.exclude_tools[{index}]") for index, name in enumerate(names)
+        )
+    return _construct(path, ToolResultClearing, **fields)
 
 
 # --- TOML and JSON text ---------------------------------------------------------------------------

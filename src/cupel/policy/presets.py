@@ -43,7 +43,7 @@ from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import OverflowStrategy
 from cupel.placers import ChronologicalPlacer, UShapedPlacer
 from cupel.policy._entries import _type_name
-from cupel.policy.chat_settings import ChatSettings
+from cupel.policy.chat_settings import ChatSettings, ToolResultClearing
 from cupel.policy.policy import Policy
 from cupel.protocols import Placer, Scorer, Slicer
 
@@ -91,7 +91,7 @@ def _policy(
 
 
 # Agent loops restate their task only once, in the first turn: the agent presets keep it.
-_AGENT_CHAT = ChatSettings(keep_first_turn=True)
+_AGENT_CHAT = ChatSettings(keep_first_turn=True, clear_tool_results=ToolResultClearing())
 
 
 def _user_turns() -> scorers.TagScorer:
