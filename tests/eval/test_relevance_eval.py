@@ -39,6 +39,24 @@ def test_locomo_evidence_is_split_on_any_separator_and_skips_are_counted() -> No
     assert locomo_skipped(_locomo([["D1:1"]])) == {}
 
 
+def test_locomo_transcripts_open_with_a_user_message_whoever_speaks_first() -> None:
+    data = _locomo([["D1:2"]])
+    conversation = data[0]["conversation"]
+    assert isinstance(conversation, dict)
+    for turn in conversation["session_1"]:
+        turn["speaker"] = "B" if turn["speaker"] == "A" else "A"  # speaker_b opens
+    (case,) = locomo_cases(data)
+    assert case.messages is not None
+    assert [message["role"] for message in case.messages] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert case.messages[0]["content"] == "B: turn 0"
+
+
 def test_bm25_units_are_greedy_by_score_and_fill_newest_first() -> None:
     texts = ["flight to Oslo", "garden", "my flight is LH 438 on Friday", "jazz"]
     # The two flight texts first (the shorter scores higher), then the newest unmatched one that fits.
