@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.chat._transcripts import openai_transcripts, to_langchain, turn_arguments
+from tests.chat._transcripts import answering, openai_transcripts, to_langchain, turn_arguments
 
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, messages_to_items, select_messages, to_messages
@@ -46,7 +46,7 @@ def reference(
         choice = select_turns(
             items,
             ContextBudget(budget, budget),
-            pipeline,
+            answering(messages, pipeline, chosen),
             keep_first_turn=keep_first_turn,
             recent_share=recent_share,
         )

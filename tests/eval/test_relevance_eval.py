@@ -12,7 +12,6 @@ from cupel.eval.baselines import bm25_units
 from cupel.eval.cases import case_from_dict
 from cupel.eval.evaluate import case_query
 from cupel.eval.loaders import locomo_cases, locomo_skipped, shipped_cases
-from cupel.policy import get_preset
 
 
 def _locomo(evidence: list[object]) -> list[dict[str, object]]:
@@ -79,9 +78,14 @@ def test_chat_cases_run_through_select_messages(strategy: str | None) -> None:
     result = evaluate(cases, ["chat"], [400], resamples=0, strategy=strategy)
     for case in cases:
         assert case.messages is not None
-        # What a user of the chat preset gets, the question bound into its relevance term.
-        policy = get_preset("chat").with_query(case_query(case))
-        selection = select_messages(list(case.messages), 400, policy, strategy=strategy)  # type: ignore[arg-type]
+        # What a user of the chat preset gets, asked the case's question.
+        selection = select_messages(
+            list(case.messages),
+            400,
+            "chat",
+            strategy=strategy,  # type: ignore[arg-type]
+            query=case_query(case),
+        )
         kept = {
             index
             for index, message in enumerate(case.messages)

@@ -250,7 +250,9 @@ def test_neighbor_scores_lie_in_the_unit_interval(
         assert scores == plain
     # An item holding a query term never scores 0.0; one with no relevant item within reach does.
     for index, score in enumerate(scores):
-        near = plain[max(0, index - neighbors) : index + neighbors + 1] if weight else plain[index : index + 1]
+        near = (
+            plain[max(0, index - neighbors) : index + neighbors + 1] if weight else plain[index : index + 1]
+        )
         assert (score > 0.0) == any(near)
 
 
