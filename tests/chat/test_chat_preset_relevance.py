@@ -58,3 +58,13 @@ def test_without_a_query_the_presets_keep_at_least_the_recent_window(policy: str
         budget -= tokens[0] + tokens[1]
     window = recent_messages([message["role"] for message in messages], tokens, budget)
     assert {id(messages[index]) for index in window} <= kept
+
+
+@pytest.mark.parametrize("budget", [60, 200, 400])
+def test_no_policy_is_the_chat_preset_with_its_chat_settings(budget: int) -> None:
+    messages = _conversation()
+    default = select_messages(messages, budget)
+    preset = select_messages(messages, budget, "chat")
+    assert default.messages == preset.messages
+    # The preset's recent_share (0.1), not the chat default (0.75): a long recent run would differ.
+    assert default.messages != select_messages(messages, budget, "chat", recent_share=0.75).messages
