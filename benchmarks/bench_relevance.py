@@ -10,9 +10,13 @@ words of the same vocabulary. Cases, interleaved within each repeat:
   computed), the peer the ``select`` ratio is taken against.
 
 The budget is a tenth of the items' tokens. Medians over the repeats, and the ratio of ``select`` to
-``select, no query`` within each repeat (median [min-max]). The other half of the relevance benchmark,
-``select_messages`` with the automatic query of the latest user message against the same selection
-without a query, waits for ``select_messages`` to take a query.
+``select, no query`` within each repeat (median [min-max]).
+
+The chat half (``--chat``, on by default when the LoCoMo dev split is beside the repository at
+``../shared/data/locomo/locomo-dev.json``): each dev conversation (~400-700 turns) with its first
+question as the last user message, cl100k tokens (the heuristic counter without tiktoken), budget 2,000.
+``select_messages(messages, 2000)`` (the default: the ``chat`` preset, ``query="auto"``) against
+``select_messages(messages, 2000, query=None)``, both cold (no session), interleaved; target: at most 2x.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 from cupel import (
     ChronologicalPlacer,
@@ -108,15 +114,58 @@ def run(sizes: list[int], repeat: int) -> dict[str, object]:
     return results
 
 
+LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def run_chat(path: Path, repeat: int) -> dict[str, object]:
+    """``select_messages`` with the automatic query against no query, per LoCoMo dev conversation."""
+    from cupel.chat import select_messages
+    from cupel.eval.loaders import load_locomo
+    from cupel.tokens import counter_from_name
+
+    try:
+        counter: Any = counter_from_name("cl100k_base")
+    except Exception:  # without the tiktoken extra: the default counter
+        counter = None
+    first: dict[str, list[dict[str, Any]]] = {}
+    for case in load_locomo(path):
+        conversation = case.id.rsplit("-q", 1)[0]
+        if conversation not in first and case.messages is not None:
+            first[conversation] = [dict(message) for message in case.messages]
+    results: dict[str, object] = {}
+    for conversation, messages in first.items():
+        cases: dict[str, Callable[[], object]] = {
+            "auto query": lambda m=messages: select_messages(m, 2000, counter=counter),
+            "no query": lambda m=messages: select_messages(m, 2000, counter=counter, query=None),
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for function in cases.values():
+            function()  # warm up
+        for _ in range(repeat):
+            for name, function in cases.items():
+                times[name].append(_time(function))
+        ratios = [a / b for a, b in zip(times["auto query"], times["no query"], strict=True)]
+        results[conversation] = {
+            "messages": len(messages),
+            "median_ms": {name: statistics.median(values) * 1000 for name, values in times.items()},
+            "auto_vs_no_query": {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)},
+        }
+    return results
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--locomo", default=str(LOCOMO), help="the LoCoMo dev split (the chat half)")
+    parser.add_argument("--no-chat", action="store_true", help="skip the chat half")
     args = parser.parse_args()
-    results = run([int(size) for size in args.sizes.split(",")], args.repeat)
+    sizes = [int(size) for size in args.sizes.split(",") if size]
+    results = run(sizes, args.repeat)
+    chat = {} if args.no_chat or not Path(args.locomo).exists() else run_chat(Path(args.locomo), args.repeat)
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({**results, "select_messages": chat}, indent=2))
         return 0
     for size, result in results.items():
         assert isinstance(result, dict)
@@ -124,6 +173,14 @@ def main() -> int:
         ratio = result["select_vs_no_query"]
         print(
             f"{int(size):>7,} items: {medians}; select / no query "
+            f"{ratio['median']:.2f}x [{ratio['min']:.2f}-{ratio['max']:.2f}]"
+        )
+    for conversation, result in chat.items():
+        assert isinstance(result, dict)
+        medians = ", ".join(f"{name} {value:.1f} ms" for name, value in result["median_ms"].items())
+        ratio = result["auto_vs_no_query"]
+        print(
+            f"select_messages {conversation} ({result['messages']} messages): {medians}; auto / no query "
             f"{ratio['median']:.2f}x [{ratio['min']:.2f}-{ratio['max']:.2f}]"
         )
     return 0

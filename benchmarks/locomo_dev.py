@@ -22,7 +22,8 @@ Selectors:
 - ``chat@W``: the ``chat`` preset plus a ``RelevanceScorer()`` term of weight ``W`` (``chat@5+auto``).
 - ``relevance+q:STRATEGY``: a policy of RelevanceScorer alone, greedy, through ``select_messages``
   with that strategy (``turns``, ``messages``).
-- ``bm25:OPTIONS``: BM25-greedy with other settings (``k1=0.9/b=0.4``, ``nostem``, ``nostop``), another
+- ``bm25:OPTIONS``: BM25-greedy with other settings (``k1=0.9/b=0.4``, ``nostem``, ``nostop``,
+  ``n=3`` and ``nw=0.5``: RelevanceScorer's ``neighbors`` and ``neighbor_weight``), another
   ranking (``a=0.5``: by ``score / tokens**0.5``) or hybrid scores (``w=0.5`` with HashingEmbedder).
 - Any ``POLICY[@W][+q|+auto][:STRATEGY[:RECENT_SHARE]]``: a preset (or ``relevance``), with or
   without the question, a strategy and a ``recent_share`` (``chat+q:turns:0.25``).
@@ -38,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from cupel import ContextItem, Policy
-from cupel.chat import message_token_counts, select_messages
+from cupel.chat import ChatSession, message_token_counts, select_messages
 from cupel.eval.baselines import bm25_units, recent_messages
 from cupel.eval.cases import EvalCase
 from cupel.eval.loaders import load_locomo, locomo_skipped
@@ -62,6 +63,10 @@ def _chat_selector(
 ) -> Selector:
     """``query``: ``"q"`` (the question), ``"auto"`` (select_messages's default) or ``""`` (None)."""
 
+    # The questions of one conversation share its messages: a session counts each text once (the
+    # selection is the same with or without it).
+    session = ChatSession()
+
     def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
         assert case.messages is not None
         asked = case.question if query == "q" else "auto" if query == "auto" else None
@@ -73,6 +78,7 @@ def _chat_selector(
             strategy=strategy,  # type: ignore[arg-type]
             recent_share=share,
             query=asked,
+            session=session,
         )
         positions = {id(message): index for index, message in enumerate(case.messages)}
         kept = [positions[id(message)] for message in selection.messages]
@@ -105,7 +111,8 @@ class _CachedEmbedder:
 
 def _bm25_variant(options: str) -> Selector:
     """``bm25:OPTIONS``, separated by ``/``: ``k1=X``, ``b=X``, ``nostem``, ``nostop`` (BM25 settings),
-    ``a=X`` (rank by ``score / tokens**a``; 0 is by score), ``w=X`` (hybrid with HashingEmbedder)."""
+    ``n=N``, ``nw=X`` (``neighbors``, ``neighbor_weight``), ``a=X`` (rank by ``score / tokens**a``;
+    0 is by score), ``w=X`` (hybrid with HashingEmbedder)."""
     from cupel.assembly.embedding import HashingEmbedder
 
     settings: dict[str, Any] = {}
@@ -114,6 +121,10 @@ def _bm25_variant(options: str) -> Selector:
         name, _, value = option.partition("=")
         if name in ("k1", "b"):
             settings[name] = float(value)
+        elif name == "n":
+            settings["neighbors"] = int(value)
+        elif name == "nw":
+            settings["neighbor_weight"] = float(value)
         elif name in ("nostem", "nostop"):
             settings["stemming" if name == "nostem" else "stop_words"] = False
         elif name == "a":
@@ -121,7 +132,7 @@ def _bm25_variant(options: str) -> Selector:
         elif name == "w":
             settings.update(embedder=_CachedEmbedder(HashingEmbedder()), semantic_weight=float(value))
         else:
-            raise SystemExit(f"bm25 option {option!r}: expected k1=, b=, nostem, nostop, a= or w=")
+            raise SystemExit(f"bm25 option {option!r}: expected k1=, b=, nostem, nostop, n=, nw=, a= or w=")
 
     def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
         assert case.messages is not None and case.question is not None

@@ -6,6 +6,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from cupel import Pipeline
+from cupel.chat import ChatOptions
+from cupel.chat.options import AUTO, resolve_query, with_query
+from cupel.chat.read import DICTS
+
 WORDS = ["alpha", "beta", "gamma", "delta", "a", "ok", "the answer is", "x" * 30, ""]
 
 texts = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
@@ -132,3 +137,9 @@ def turn_arguments(pipelines: st.SearchStrategy[Any]) -> tuple[st.SearchStrategy
         st.booleans(),
         st.sampled_from([0.0, 0.3, 0.75, 1.0]),
     )
+
+
+def answering(messages: list[dict[str, Any]], pipeline: Pipeline, chosen: ChatOptions) -> Pipeline:
+    """``pipeline`` with the transcript's auto query bound, as ``select_messages`` binds it."""
+    query = resolve_query(AUTO, len(messages), lambda index: DICTS.parse(messages[index], index, chosen))
+    return with_query(pipeline, query)

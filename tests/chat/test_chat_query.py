@@ -13,14 +13,19 @@ from cupel import Policy
 from cupel.chat import StableWindow, aselect_messages, select_messages
 from cupel.errors import CupelTypeError
 from cupel.placers import ChronologicalPlacer
-from cupel.policy import chat
-from cupel.scorers import CompositeScorer, RelevanceScorer
+from cupel.scorers import CompositeScorer, KindScorer, RecencyScorer, RelevanceScorer, TagScorer
 from cupel.slicers import GreedySlice
 
 
+def _plain() -> Policy:
+    """A chat policy without a relevance term (Recency 2 + Tag(user) 2 + Kind 1, Greedy)."""
+    scorer = CompositeScorer([(RecencyScorer(), 2.0), (TagScorer({"user": 1.0}), 2.0), (KindScorer(), 1.0)])
+    return Policy(scorer, GreedySlice(), ChronologicalPlacer())
+
+
 def _with_relevance(weight: float = 5.0) -> Policy:
-    """The chat preset plus a relevance term."""
-    policy = chat()
+    """That policy plus a relevance term."""
+    policy = _plain()
     assert isinstance(policy.scorer, CompositeScorer)
     return policy.replace(scorer=CompositeScorer([*policy.scorer.entries, (RelevanceScorer(), weight)]))
 
@@ -139,7 +144,7 @@ def test_relevance_with_the_auto_query_keeps_the_turn_with_the_rare_term() -> No
 def test_a_policy_without_relevance_ignores_the_query(budget: int, strategy: str) -> None:
     for messages in (_history(topic_turn=3), AGENT):
         runs = [
-            select_messages(messages, budget, "chat", strategy=strategy, query=query)  # type: ignore[arg-type]
+            select_messages(messages, budget, _plain(), strategy=strategy, query=query)  # type: ignore[arg-type]
             for query in ("auto", None, "saxophone")
         ]
         assert all(run.messages == runs[0].messages for run in runs)
@@ -151,7 +156,7 @@ def test_a_policy_without_relevance_ignores_the_query(budget: int, strategy: str
 @pytest.mark.parametrize("budget", [60, 120, 400])
 def test_a_relevance_term_without_a_query_changes_no_choice(budget: int) -> None:
     messages = _history(topic_turn=3)
-    plain = select_messages(messages, budget, "chat")
+    plain = select_messages(messages, budget, _plain())
     off = select_messages(messages, budget, _with_relevance(), query=None)
     assert off.messages == plain.messages
     # Every score shrinks by the same factor: the same entries in the same order, for the same reasons.

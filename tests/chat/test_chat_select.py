@@ -20,7 +20,8 @@ from cupel import (
     Pipeline,
     PriorityScorer,
     RecencyScorer,
-    TagScorer,
+    RelevanceScorer,
+    ScoreSlice,
     UShapedPlacer,
 )
 from cupel.chat import ChatOptions, ChatSelection, chat_pipeline, message_token_counts, select_messages
@@ -103,9 +104,9 @@ def test_budget_forms() -> None:
 def test_policy_resolution() -> None:
     default = _resolve_pipeline(None)
     assert default.scorer == CompositeScorer(
-        [(RecencyScorer(), 2), (TagScorer({"user": 1.0}), 2), (KindScorer(), 1)]
+        [(RelevanceScorer(neighbors=3), 10), (RecencyScorer(), 1), (KindScorer(), 1)]
     )
-    assert default.slicer == GreedySlice() and default.placer == ChronologicalPlacer()
+    assert default.slicer == ScoreSlice() and default.placer == ChronologicalPlacer()
     assert repr(chat_pipeline()) == repr(default)
     custom = Pipeline(PriorityScorer(), GreedySlice(), UShapedPlacer())
     assert _resolve_pipeline(custom) is custom
@@ -136,12 +137,12 @@ def test_recency_prefers_the_latest_turns() -> None:
     assert list(result.messages) == messages[6:]
 
 
-def test_the_chat_preset_prefers_what_the_user_said() -> None:
+def test_the_chat_preset_without_a_query_keeps_the_latest_messages() -> None:
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"} for i in range(10)]
     cost = message_token_counts(messages[:1], counter=WORDS)[0]
-    result = select_messages(messages, cost * 4, counter=WORDS, strategy="messages")
-    # The latest user turns; the window never opens with a reply whose question was dropped.
-    assert list(result.messages) == [messages[2], messages[4], messages[6], messages[8]]
+    result = select_messages(messages, cost * 4, counter=WORDS, strategy="messages", query=None)
+    # Relevance adds nothing without a query: Recency ranks, as the recent window does.
+    assert list(result.messages) == messages[6:]
 
 
 def test_pinned_messages_that_cannot_fit_raise() -> None:
@@ -159,11 +160,14 @@ def test_last_user_message_survives_a_tight_budget() -> None:
         {"role": "user", "content": "a much longer final question " * 5},
     ]
     costs = message_token_counts(messages, counter=WORDS)
-    result = select_messages(messages, costs[2] + costs[0], counter=WORDS, strategy="messages")
+    # Score per token (GreedySlice) prefers the two short messages to the long question.
+    by_density = Pipeline(RecencyScorer(), GreedySlice(), ChronologicalPlacer())
+    result = select_messages(messages, costs[2] + costs[0], by_density, counter=WORDS, strategy="messages")
     assert result.messages[-1] is messages[2]
     unpinned = select_messages(
         messages,
         costs[2] + costs[0],
+        by_density,
         counter=WORDS,
         options=ChatOptions(pin_last_user=False),
         strategy="messages",

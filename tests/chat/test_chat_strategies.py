@@ -176,7 +176,7 @@ def test_the_report_is_built_only_when_read() -> None:
 
 def test_strategy_comes_from_a_policy_file() -> None:
     policy = loads_policy('extends = "chat"\nchat = { strategy = "last", start_on = "any" }\n')
-    assert policy.chat == ChatSettings(strategy="last", start_on="any")
+    assert policy.chat == ChatSettings(strategy="last", start_on="any", recent_share=0.1)  # chat's share
     messages = transcript()
     budget = cost(messages, 0, 4, 5, 6, 7, 8, 9, 10)
     assert kept(select_messages(messages, budget, policy=policy, counter=WORDS), messages)[1] == 4

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._reports import report_values as _report
 from tests.chat._transcripts import (
+    answering,
     openai_transcripts,
     plain_transcript,
     to_langchain,
@@ -28,8 +29,7 @@ from tests.profiles import examples
 from cupel import OverflowStrategy, Pipeline
 from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messages
 from cupel.chat.choose_units import select_turns
-from cupel.chat.options import AUTO, resolve_query, with_query
-from cupel.chat.read import DICTS, MESSAGES_KEY
+from cupel.chat.read import MESSAGES_KEY
 from cupel.chat.session import count_texts_once
 from cupel.errors import BudgetOverflowError, CupelError
 from cupel.model import ContextBudget
@@ -44,7 +44,7 @@ pipelines = st.sampled_from(
     [
         Pipeline.from_policy(chat()),
         Pipeline.from_policy(tool_use()),
-        Pipeline.from_policy(long_running()),  # FrequencyScorer: older turns scored as items
+        Pipeline.from_policy(long_running()),  # keep_first_turn
         Pipeline.from_policy(replace(document_qa(), overflow_strategy=OverflowStrategy.TRUNCATE)),
         Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE)),
         Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.PROCEED)),
@@ -57,12 +57,6 @@ pipelines = st.sampled_from(
         Pipeline(KindScorer(), GreedySlice(), ChronologicalPlacer()),
     ]
 )
-
-
-def _answering(messages: list[dict[str, Any]], pipeline: Pipeline, chosen: ChatOptions) -> Pipeline:
-    """``pipeline`` with the transcript's auto query bound, as ``select_messages`` binds it."""
-    query = resolve_query(AUTO, len(messages), lambda index: DICTS.parse(messages[index], index, chosen))
-    return with_query(pipeline, query)
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -78,7 +72,7 @@ def test_the_fast_report_equals_the_reference_report(
     keywords: dict[str, Any] = {"keep_first_turn": keep_first_turn, "recent_share": recent_share}
     try:
         items = messages_to_items(messages, options=chosen)
-        bound = _answering(messages, pipeline, chosen)
+        bound = answering(messages, pipeline, chosen)
         choice = select_turns(items, ContextBudget(budget, budget), bound, notify=False, **keywords)
         expected: object = _report(choice.report(bound.scorer))
     except CupelError as error:
@@ -101,7 +95,7 @@ def test_the_fast_report_on_langchain_messages_equals_the_reference(
 
     converted = to_langchain(messages)
     try:
-        bound = _answering(messages, pipeline, ChatOptions())
+        bound = answering(messages, pipeline, ChatOptions())
         choice = select_turns(langchain_items(converted), ContextBudget(budget, budget), bound, notify=False)
         expected: object = _report(choice.report(bound.scorer))
     except CupelError as error:
@@ -124,12 +118,13 @@ def test_a_long_plain_transcript_keeps_what_the_reference_keeps(budget: int) -> 
         with pytest.raises(BudgetOverflowError):
             select_messages(messages, budget, pipeline, strategy="turns")
         return
-    choice = select_turns(messages_to_items(messages), ContextBudget(budget, budget), pipeline)
+    bound = answering(messages, pipeline, ChatOptions())
+    choice = select_turns(messages_to_items(messages), ContextBudget(budget, budget), bound)
     kept = [message for item in choice.kept_items() for message in item.metadata[MESSAGES_KEY]]
     result = select_messages(messages, budget, pipeline, strategy="turns")
     assert [id(message) for message in result.messages] == [id(message) for message in kept]
     if budget in (300, 100_000):
-        assert _report(result.report) == _report(choice.report(pipeline.scorer))
+        assert _report(result.report) == _report(choice.report(bound.scorer))
 
 
 class _Counting:

@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.chat._transcripts import openai_transcripts, to_langchain, turn_arguments
+from tests.chat._transcripts import answering, openai_transcripts, to_langchain, turn_arguments
 from tests.profiles import examples
 
 from cupel import OverflowStrategy, Pipeline
@@ -47,7 +47,7 @@ def reference(
         choice = select_turns(
             items,
             ContextBudget(budget, budget),
-            pipeline,
+            answering(messages, pipeline, chosen),
             keep_first_turn=keep_first_turn,
             recent_share=recent_share,
         )

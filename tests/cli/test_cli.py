@@ -107,10 +107,10 @@ def test_explain_text() -> None:
     result = cupel("explain", str(SESSION), "--budget", "1000:600")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert out.startswith("19 of 25 candidates included · policy chat")
+    assert out.startswith("9 of 25 candidates included · policy chat")
     assert "Budget [" in out and "600 target / 1,000 max" in out
     assert "Included (placed order)" in out and "Excluded (highest score first)" in out
-    assert "BudgetExceeded: 340 tokens requested" in out
+    assert "BudgetExceeded: 45 tokens requested, 4 available" in out
     assert "Deduplicated: duplicate of 'Stripe docs: Webhook signatures include…', which scored" in out
     # The pinned 74 tokens leave 526 of the 600 target: every exclusion would happen without them too.
     assert "PinnedOverride" not in out

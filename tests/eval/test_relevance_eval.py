@@ -12,7 +12,6 @@ from cupel.eval.baselines import bm25_units
 from cupel.eval.cases import case_from_dict
 from cupel.eval.evaluate import case_query
 from cupel.eval.loaders import locomo_cases, locomo_skipped, shipped_cases
-from cupel.policy import get_preset
 
 
 def _locomo(evidence: list[object]) -> list[dict[str, object]]:
@@ -39,6 +38,24 @@ def test_locomo_evidence_is_split_on_any_separator_and_skips_are_counted() -> No
     assert locomo_skipped(_locomo([["D1:1"]])) == {}
 
 
+def test_locomo_transcripts_open_with_a_user_message_whoever_speaks_first() -> None:
+    data = _locomo([["D1:2"]])
+    conversation = data[0]["conversation"]
+    assert isinstance(conversation, dict)
+    for turn in conversation["session_1"]:
+        turn["speaker"] = "B" if turn["speaker"] == "A" else "A"  # speaker_b opens
+    (case,) = locomo_cases(data)
+    assert case.messages is not None
+    assert [message["role"] for message in case.messages] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert case.messages[0]["content"] == "B: turn 0"
+
+
 def test_bm25_units_are_greedy_by_score_and_fill_newest_first() -> None:
     texts = ["flight to Oslo", "garden", "my flight is LH 438 on Friday", "jazz"]
     # The two flight texts first (the shorter scores higher), then the newest unmatched one that fits.
@@ -61,9 +78,14 @@ def test_chat_cases_run_through_select_messages(strategy: str | None) -> None:
     result = evaluate(cases, ["chat"], [400], resamples=0, strategy=strategy)
     for case in cases:
         assert case.messages is not None
-        # What a user of the chat preset gets, the question bound into its relevance term.
-        policy = get_preset("chat").with_query(case_query(case))
-        selection = select_messages(list(case.messages), 400, policy, strategy=strategy)  # type: ignore[arg-type]
+        # What a user of the chat preset gets, asked the case's question.
+        selection = select_messages(
+            list(case.messages),
+            400,
+            "chat",
+            strategy=strategy,  # type: ignore[arg-type]
+            query=case_query(case),
+        )
         kept = {
             index
             for index, message in enumerate(case.messages)

@@ -13,7 +13,6 @@ from cupel import (
     ContextBudget,
     ContextItem,
     ContextKind,
-    FrequencyScorer,
     GreedySlice,
     InvalidConfigurationError,
     KindScorer,
@@ -32,18 +31,14 @@ from cupel.policy import (
     preset_description,
     preset_names,
 )
-from cupel.scorers import DEFAULT_KIND_WEIGHTS, RelevanceScorer, TagScorer
+from cupel.scorers import DEFAULT_KIND_WEIGHTS, RelevanceScorer
 from cupel.slicers import ScoreSlice
 from tests.policy._items import conversation
 
 EXPECTED = {
     "chat": (
-        [
-            (RecencyScorer(), 2.0),
-            (TagScorer({"user": 1.0}), 2.0),
-            (KindScorer(), 1.0),
-        ],
-        GreedySlice(),
+        [(RelevanceScorer(neighbors=3), 10.0), (RecencyScorer(), 1.0), (KindScorer(), 1.0)],
+        ScoreSlice(),
         ChronologicalPlacer(),
     ),
     "code_review": (
@@ -58,18 +53,18 @@ EXPECTED = {
         UShapedPlacer(),
     ),
     "tool_use": (
-        [(KindScorer(), 2.0), (RecencyScorer(), 2.0), (PriorityScorer(), 1.0)],
-        GreedySlice(),
+        [
+            (RelevanceScorer(neighbors=3), 4.0),
+            (KindScorer(), 2.0),
+            (RecencyScorer(), 2.0),
+            (PriorityScorer(), 1.0),
+        ],
+        ScoreSlice(),
         ChronologicalPlacer(),
     ),
     "long_running": (
-        [
-            (RecencyScorer(), 2.0),
-            (TagScorer({"user": 1.0}), 2.0),
-            (FrequencyScorer(), 1.0),
-            (KindScorer(), 1.0),
-        ],
-        GreedySlice(),
+        [(RelevanceScorer(neighbors=3), 10.0), (RecencyScorer(), 1.0), (KindScorer(), 1.0)],
+        ScoreSlice(),
         ChronologicalPlacer(),
     ),
     "debugging": (
@@ -106,11 +101,15 @@ def test_configuration_is_pinned(name: str) -> None:
     for scorer, _ in policy.scorer.entries:
         if isinstance(scorer, KindScorer):
             assert dict(scorer.weights) == dict(DEFAULT_KIND_WEIGHTS)
-    chat = ChatSettings(keep_first_turn=True, clear_tool_results=True) if name in AGENT_PRESETS else None
+    chat = None
+    if name in CHAT_PRESETS:
+        agent = name in AGENT_PRESETS
+        chat = ChatSettings(keep_first_turn=agent, recent_share=0.1, clear_tool_results=agent)
     assert policy == Policy(CompositeScorer(entries), slicer, placer, chat=chat)
 
 
 AGENT_PRESETS = ("tool_use", "long_running")
+CHAT_PRESETS = ("chat", *AGENT_PRESETS)
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))

@@ -29,9 +29,20 @@ def test_relevance_reads_with_and_without_parameters() -> None:
     )
 
 
+def test_neighbors_read_from_a_policy_file() -> None:
+    policy = loads_policy('scorers = [{type = "relevance", neighbors = 3, neighbor_weight = 0.25}]\n' + TAIL)
+    assert policy.scorer == RelevanceScorer(neighbors=3, neighbor_weight=0.25)
+
+
 @pytest.mark.parametrize(
     "scorer",
-    [RelevanceScorer(), RelevanceScorer("tree nut allergy"), RelevanceScorer(k1=2.0, b=0.0, stemming=False)],
+    [
+        RelevanceScorer(),
+        RelevanceScorer("tree nut allergy"),
+        RelevanceScorer(k1=2.0, b=0.0, stemming=False),
+        RelevanceScorer(neighbors=3),
+        RelevanceScorer(neighbors=2, neighbor_weight=0.25),
+    ],
 )
 def test_relevance_round_trips(scorer: RelevanceScorer) -> None:
     policy = loads_policy('scorers = ["relevance"]\n' + TAIL).replace(scorer=scorer)
@@ -46,6 +57,9 @@ def test_relevance_round_trips(scorer: RelevanceScorer) -> None:
         ('{type = "relevance", query = 3}', "scorers[0].query: must be a string"),
         ('{type = "relevance", stemming = "no"}', "scorers[0].stemming: must be true or false"),
         ('{type = "relevance", embedder = "x"}', "embedder"),
+        ('{type = "relevance", neighbors = -1}', "scorers[0].neighbors"),
+        ('{type = "relevance", neighbors = 1.5}', "scorers[0].neighbors"),
+        ('{type = "relevance", neighbor_weight = 2}', "scorers[0].neighbor_weight"),
     ],
 )
 def test_bad_relevance_tables_are_named(text: str, message: str) -> None:

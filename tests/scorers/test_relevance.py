@@ -200,11 +200,60 @@ def test_a_bad_embedder_fails_with_a_message() -> None:
         ({"stemming": "yes"}, CupelTypeError, "stemming must be a bool"),
         ({"embedder": 3}, CupelTypeError, "embedder must be callable"),
         ({"semantic_weight": 2}, InvalidConfigurationError, "semantic_weight must be in"),
+        ({"neighbors": -1}, InvalidConfigurationError, "neighbors must be >= 0"),
+        ({"neighbors": True}, CupelTypeError, "neighbors must be an integer"),
+        ({"neighbors": 1.5}, CupelTypeError, "neighbors must be an integer"),
+        ({"neighbor_weight": 2}, InvalidConfigurationError, r"neighbor_weight must be in \[0.0, 1.0\]"),
     ],
 )
 def test_bad_arguments_are_named(keywords: dict[str, object], error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         RelevanceScorer(**keywords)  # type: ignore[arg-type]
+
+
+# ---- conversation context: neighbours share relevance ---------------------------------------------------
+
+
+def test_neighbors_share_relevance_halving_with_each_step() -> None:
+    items = _items(["dog", "dog", "apple", "dog", "dog", "dog", "dog"])
+    assert RelevanceScorer("apple").score_all(items) == [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert RelevanceScorer("apple", neighbors=3).score_all(items) == [0.25, 0.5, 1.0, 0.5, 0.25, 0.125, 0.0]
+    quarter = RelevanceScorer("apple", neighbors=1, neighbor_weight=0.25).score_all(items)
+    assert quarter == [0.0, 0.25, 1.0, 0.25, 0.0, 0.0, 0.0]
+
+
+def test_neighbors_add_up_and_are_divided_by_the_best_again() -> None:
+    # The middle item holds no query term but sits between two that do: it ends up first.
+    items = _items(["apple", "dog", "apple"])
+    assert RelevanceScorer("apple", neighbors=1).score_all(items) == [1.0, 1.0, 1.0]
+    assert RelevanceScorer("apple", neighbors=2).score_all(items) == [1.0, 0.8, 1.0]
+
+
+def test_neighbors_follow_the_list_order() -> None:
+    # The conversation's order is the list's: the turn after the one naming the term gains, not a
+    # turn elsewhere in the list.
+    items = _items(["apple", "dog", "cherry", "dog"])
+    scores = RelevanceScorer("apple", neighbors=1).score_all(items)
+    assert scores == [1.0, 0.5, 0.0, 0.0]
+
+
+@given(corpora, queries, st.integers(min_value=0, max_value=5), st.sampled_from([0.0, 0.25, 0.5, 1.0]))
+def test_neighbor_scores_lie_in_the_unit_interval(
+    contents: list[str], query: str, neighbors: int, weight: float
+) -> None:
+    items = _items(contents)
+    plain = RelevanceScorer(query).score_all(items)
+    scores = RelevanceScorer(query, neighbors=neighbors, neighbor_weight=weight).score_all(items)
+    assert all(0.0 <= score <= 1.0 for score in scores)
+    assert (max(scores) == 1.0) == any(plain)
+    if neighbors == 0 or weight == 0.0:
+        assert scores == plain
+    # An item holding a query term never scores 0.0; one with no relevant item within reach does.
+    for index, score in enumerate(scores):
+        near = (
+            plain[max(0, index - neighbors) : index + neighbors + 1] if weight else plain[index : index + 1]
+        )
+        assert (score > 0.0) == any(near)
 
 
 # ---- the query of a call -----------------------------------------------------------------------------

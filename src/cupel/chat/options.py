@@ -197,7 +197,7 @@ ChatPolicy = Union["Pipeline", "Policy", str, None]
 
 
 def chat_pipeline() -> Pipeline:
-    """The ``chat`` preset: recency (weight 3) and kind (weight 1), greedy slicing, chronological order."""
+    """The ``chat`` preset's pipeline (:func:`cupel.policy.chat`; its chat settings are not part of it)."""
     from cupel.policy import chat
 
     return Pipeline.from_policy(chat())
@@ -213,7 +213,7 @@ def _resolve(policy: object) -> tuple[Pipeline, ChatSettings]:
     from cupel.policy import Policy, get_preset
 
     if policy is None:
-        return chat_pipeline(), ChatSettings()
+        policy = "chat"  # the preset with its chat settings, as policy="chat" gives
     if isinstance(policy, Pipeline):
         return policy, ChatSettings()
     if isinstance(policy, str):

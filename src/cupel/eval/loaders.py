@@ -128,7 +128,6 @@ def _locomo_questions(data: object, source: str) -> Iterator[tuple[EvalCase | No
         conversation = record.get("conversation")
         if not isinstance(conversation, Mapping):
             raise _fail(where, "conversation must be an object with session_N lists")
-        speaker_a = conversation.get("speaker_a")
         sessions = sorted(
             (int(match.group(1)), value)
             for key, value in conversation.items()
@@ -136,6 +135,12 @@ def _locomo_questions(data: object, source: str) -> Iterator[tuple[EvalCase | No
         )
         messages: list[dict[str, Any]] = []
         by_dia: dict[str, int] = {}
+        # Whoever speaks first is the user, so every transcript opens with a user message (a chat
+        # request must); in some conversations speaker_b opens.
+        opener = next(
+            (turn.get("speaker") for _, turns in sessions for turn in turns if isinstance(turn, Mapping)),
+            None,
+        )
         for session, turns in sessions:
             when = conversation.get(f"session_{session}_date_time")
             for turn in turns:
@@ -144,7 +149,7 @@ def _locomo_questions(data: object, source: str) -> Iterator[tuple[EvalCase | No
                 text = _turn_text(turn)
                 if when and turn is turns[0]:
                     text = f"[{when}] {text}"
-                role = "user" if turn.get("speaker") == speaker_a else "assistant"
+                role = "user" if turn.get("speaker") == opener else "assistant"
                 messages.append({"role": role, "content": text})
                 if isinstance(turn.get("dia_id"), str):
                     by_dia[turn["dia_id"].strip()] = len(messages) - 1

@@ -126,6 +126,13 @@ _builtin(
         "b": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.75},
         "stemming": {"type": "boolean", "default": True},
         "stop_words": {"type": "boolean", "default": True},
+        "neighbors": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Items on each side that pass on a share of their relevance.",
+        },
+        "neighbor_weight": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
     },
 )
 _builtin(

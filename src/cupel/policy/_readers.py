@@ -206,6 +206,10 @@ def _scorer_relevance(params: _Params, path: str, reader: _Reader) -> scorers.Re
     for flag in ("stemming", "stop_words"):
         if flag in params:
             options[flag] = _boolean(params[flag], _key(path, flag))
+    if "neighbors" in params:
+        options["neighbors"] = _integer(params["neighbors"], _key(path, "neighbors"), minimum=0)
+    if "neighbor_weight" in params:
+        options["neighbor_weight"] = _unit(params, path, "neighbor_weight", 0.5)
     return scorers.RelevanceScorer(query, **options)
 
 

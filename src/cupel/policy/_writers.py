@@ -74,7 +74,7 @@ def _dump_relevance(scorer: scorers.RelevanceScorer) -> dict[str, Any]:
         raise CupelTypeError("RelevanceScorer: an embedder cannot be written to a policy file")
     table: dict[str, Any] = {} if scorer.query is None else {"query": scorer.query}
     defaults = scorers.RelevanceScorer()
-    for name in ("k1", "b", "stemming", "stop_words"):
+    for name in ("k1", "b", "stemming", "stop_words", "neighbors", "neighbor_weight"):
         if getattr(scorer, name) != getattr(defaults, name):
             table[name] = getattr(scorer, name)
     return table

@@ -6,29 +6,31 @@ Every preset deduplicates and raises on overflow (``OverflowStrategy.THROW``); `
 ==============  ==========================================  ==========  =============
 preset          scorer                                      slicer      placer
 ==============  ==========================================  ==========  =============
-chat            Recency 2 + Tag(user) 2 + Kind 1            Greedy      Chronological
+chat            Relevance(3) 10 + Recency 1 + Kind 1        Score       Chronological
 code_review     Kind 2 + Priority 2 + Recency 1             Greedy      Chronological
 rag             Relevance 2 + Reflexive 2                   Score       UShaped
 document_qa     Relevance 2 + Reflexive 2 + Priority 1      Score       UShaped
-tool_use        Kind 2 + Recency 2 + Priority 1             Greedy      Chronological
-long_running    Recency 2 + Tag(user) 2 + Frequency 1       Greedy      Chronological
-                + Kind 1
+tool_use        Relevance(3) 4 + Kind 2 + Recency 2         Score       Chronological
+                + Priority 1
+long_running    Relevance(3) 10 + Recency 1 + Kind 1        Score       Chronological
 debugging       Priority 3 + Kind 2 + Recency 1             Greedy      Chronological
 ==============  ==========================================  ==========  =============
 
 ``Relevance`` is ``RelevanceScorer()``: BM25 relevance to the query of the call
-(``pipeline.run(items, budget, query=...)``); without a query it scores 0.0 everywhere and the other
-terms rank alone. ``Score`` is ``ScoreSlice`` (by score, not score per
-token).
+(``pipeline.run(items, budget, query=...)``; in chat, by default, the latest user message and the
+newest tool call); without a query it scores 0.0 everywhere and the other terms rank alone, so the
+chat presets then keep the most recent turns. ``Relevance(3)`` is ``RelevanceScorer(neighbors=3)``:
+in a conversation each turn also takes a share of the relevance of the three turns on either side
+(the answer sits next to the turn that names the question's terms). ``Score`` is ``ScoreSlice`` (by
+score, not score per token). The weights were tuned on the shipped evaluation cases and the LoCoMo
+dev split (``cupel eval``, ``benchmarks/locomo_dev.py``; docs/eval.md, "Tuning the presets").
 
-``Tag(user)`` is ``TagScorer({"user": 1.0})``: chat items carry their roles as tags, so what the user
-said (constraints, facts, corrections) outranks assistant turns of the same age. The weights were tuned
-on the shipped evaluation cases and the LoCoMo dev split (``cupel eval``; docs/eval.md, "Tuning the
-presets").
-
-Chat transcripts (:func:`cupel.chat.select_messages`) are trimmed by whole turns. ``chat`` starts
-without the first turn; ``tool_use`` and ``long_running`` keep it (``keep_first_turn``), because an
-agent loop states its task once, at the start. Other presets use the chat defaults.
+Chat transcripts (:func:`cupel.chat.select_messages`) are trimmed by whole turns. The chat presets
+give the run of most recent turns 10% of the budget left after the latest turn (``recent_share``;
+the rest goes by score), so the last exchange stays while older turns compete on relevance.
+``chat`` starts without the first turn; ``tool_use`` and ``long_running`` keep it
+(``keep_first_turn``), because an agent loop states its task once, at the start. Other presets use
+the chat defaults.
 
 ``get_preset("code-review")`` also works: names are matched case-insensitively, ``-`` as ``_``.
 """
@@ -90,21 +92,27 @@ def _policy(
     )
 
 
+# The run of most recent turns takes a tenth of what is left; older turns compete on relevance.
+_CHAT_RECENT_SHARE = 0.1
+_CHAT = ChatSettings(recent_share=_CHAT_RECENT_SHARE)
 # Agent loops restate their task only once, in the first turn: the agent presets keep it.
-_AGENT_CHAT = ChatSettings(keep_first_turn=True, clear_tool_results=ToolResultClearing())
+_AGENT_CHAT = ChatSettings(
+    keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE, clear_tool_results=ToolResultClearing()
+)
 
 
-def _user_turns() -> scorers.TagScorer:
-    """Scores chat units that hold a user message 1.0 (chat items are tagged with their roles)."""
-    return scorers.TagScorer({"user": 1.0})
+def _conversation_relevance() -> scorers.RelevanceScorer:
+    """Relevance to the query, shared with the three turns on either side (conversation context)."""
+    return scorers.RelevanceScorer(neighbors=3)
 
 
 def chat() -> Policy:
-    """Conversations: recent turns and what the user said (Recency 2 + Tag(user) 2 + Kind 1, Greedy)."""
+    """Conversations: relevance to the question, then recency (Relevance(3) 10 + Recency 1 + Kind 1)."""
     return _policy(
-        [(scorers.RecencyScorer(), 2.0), (_user_turns(), 2.0), (scorers.KindScorer(), 1.0)],
-        slicers.GreedySlice(),
+        [(_conversation_relevance(), 10.0), (scorers.RecencyScorer(), 1.0), (scorers.KindScorer(), 1.0)],
+        slicers.ScoreSlice(),
         ChronologicalPlacer(),
+        _CHAT,
     )
 
 
@@ -140,25 +148,25 @@ def document_qa() -> Policy:
 
 
 def tool_use() -> Policy:
-    """Tool-using agents: Kind 2 + Recency 2 + Priority 1, Greedy, Chronological."""
+    """Tool-using agents: Relevance(3) 4 + Kind 2 + Recency 2 + Priority 1, Score, Chronological."""
     return _policy(
-        [(scorers.KindScorer(), 2.0), (scorers.RecencyScorer(), 2.0), (scorers.PriorityScorer(), 1.0)],
-        slicers.GreedySlice(),
+        [
+            (_conversation_relevance(), 4.0),
+            (scorers.KindScorer(), 2.0),
+            (scorers.RecencyScorer(), 2.0),
+            (scorers.PriorityScorer(), 1.0),
+        ],
+        slicers.ScoreSlice(),
         ChronologicalPlacer(),
         _AGENT_CHAT,
     )
 
 
 def long_running() -> Policy:
-    """Long sessions: Recency 2 + Tag(user) 2 + Frequency 1 + Kind 1, Greedy, Chronological."""
+    """Long sessions: Relevance(3) 10 + Recency 1 + Kind 1, Score, Chronological; keeps the task."""
     return _policy(
-        [
-            (scorers.RecencyScorer(), 2.0),
-            (_user_turns(), 2.0),
-            (scorers.FrequencyScorer(), 1.0),
-            (scorers.KindScorer(), 1.0),
-        ],
-        slicers.GreedySlice(),
+        [(_conversation_relevance(), 10.0), (scorers.RecencyScorer(), 1.0), (scorers.KindScorer(), 1.0)],
+        slicers.ScoreSlice(),
         ChronologicalPlacer(),
         _AGENT_CHAT,
     )
@@ -183,8 +191,8 @@ class _Preset:
 _PRESETS: dict[str, _Preset] = {
     "chat": _Preset(
         chat,
-        "Conversational assistants: recent turns and what the user said win, system prompts and "
-        "memories are kept; chronological order.",
+        "Conversational assistants: the turns relevant to the latest question (and their "
+        "neighbours), the last exchange, then recent turns; chronological order.",
     ),
     "code_review": _Preset(
         code_review,
@@ -203,12 +211,13 @@ _PRESETS: dict[str, _Preset] = {
     ),
     "tool_use": _Preset(
         tool_use,
-        "Agents calling tools: tool outputs and recent turns first, then priority; chronological order.",
+        "Agents calling tools: relevance to the task and newest tool call, tool outputs and recent "
+        "turns, then priority; chronological order.",
     ),
     "long_running": _Preset(
         long_running,
-        "Long agent sessions: recency and what the user said, plus a boost for recurring topics "
-        "(shared tags); chronological order.",
+        "Long agent sessions: the turns relevant to the latest question (and their neighbours), "
+        "then recency; keeps the opening task; chronological order.",
     ),
     "debugging": _Preset(
         debugging,

@@ -6,6 +6,13 @@ frequencies and average length), divided by the list's best score so that scores
 cosine`` (cosine similarity clipped to [0, 1]). Without a query every item scores 0.0: a relevance term
 then adds nothing and changes no ranking; the report says so (``SelectionReport.notes``).
 
+Conversation context (``neighbors=N``): in a conversation the turn that answers a question is often
+next to the turn that names its terms ("Did you read the book?" / "I loved it"), so each item may
+also take a share of its neighbours' relevance: ``neighbor_weight ** d`` of the score of each item
+``d`` places before or after it in the list, for ``d`` up to ``N``, then divided by the best again.
+The list order must then be the conversation's (chat candidates are; the pipeline's are the caller's).
+Off by default; the chat presets use ``neighbors=3`` (docs/eval.md, "Relevance").
+
 Text analysis, measured on the LoCoMo dev split (docs/eval.md, "Relevance"): lower-cased runs of letters
 and digits, English stop words dropped, then :func:`stem` (inflectional suffixes only). Document length
 is the content's length in characters, which weighs like a word count without counting words.
@@ -19,7 +26,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
 
-from cupel.errors import CupelError, CupelTypeError
+from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Embedder
 from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
@@ -322,7 +329,17 @@ class RelevanceScorer(ScorerBase):
     ``k1`` (term-frequency saturation) and ``b`` (length normalisation) are Okapi's parameters.
     """
 
-    __slots__ = ("b", "embedder", "k1", "query", "semantic_weight", "stemming", "stop_words")
+    __slots__ = (
+        "b",
+        "embedder",
+        "k1",
+        "neighbor_weight",
+        "neighbors",
+        "query",
+        "semantic_weight",
+        "stemming",
+        "stop_words",
+    )
 
     query: str | None
     k1: float
@@ -331,6 +348,8 @@ class RelevanceScorer(ScorerBase):
     stop_words: bool
     embedder: Embedder | None
     semantic_weight: float
+    neighbors: int
+    neighbor_weight: float
 
     def __init__(
         self,
@@ -342,6 +361,8 @@ class RelevanceScorer(ScorerBase):
         stop_words: bool = True,
         embedder: Embedder | None = None,
         semantic_weight: float = 0.5,
+        neighbors: int = 0,
+        neighbor_weight: float = 0.5,
     ) -> None:
         if query is not None and not isinstance(query, str):
             raise CupelTypeError(f"RelevanceScorer: query must be a string or None, got {query!r}")
@@ -359,6 +380,12 @@ class RelevanceScorer(ScorerBase):
         self.stop_words = stop_words
         self.embedder = embedder
         self.semantic_weight = check_unit_interval("RelevanceScorer", "semantic_weight", semantic_weight)
+        if isinstance(neighbors, bool) or not isinstance(neighbors, int):
+            raise CupelTypeError(f"RelevanceScorer: neighbors must be an integer, got {neighbors!r}")
+        if neighbors < 0:
+            raise InvalidConfigurationError(f"RelevanceScorer: neighbors must be >= 0, got {neighbors!r}")
+        self.neighbors = neighbors
+        self.neighbor_weight = check_unit_interval("RelevanceScorer", "neighbor_weight", neighbor_weight)
 
     def with_query(self, query: str) -> RelevanceScorer:
         """This scorer answering ``query`` (``self`` when it already does)."""
@@ -374,6 +401,8 @@ class RelevanceScorer(ScorerBase):
             stop_words=self.stop_words,
             embedder=self.embedder,
             semantic_weight=self.semantic_weight,
+            neighbors=self.neighbors,
+            neighbor_weight=self.neighbor_weight,
         )
 
     def score(self, item: ContextItem, all_items: Sequence[ContextItem]) -> float:
@@ -393,13 +422,32 @@ class RelevanceScorer(ScorerBase):
         best = max(raw)
         lexical = [value / best for value in raw] if best > 0 else raw
         if self.embedder is None or self.semantic_weight == 0.0:
-            return lexical
+            return self._spread(lexical)
         if not query_terms(self.query, stemming=self.stemming, stop_words=self.stop_words):
             # A query of stop words only carries no signal for either half: every item scores the same.
             return [0.0] * len(items)
         semantic = _cosines(self.embedder, self.query, texts)
         weight = self.semantic_weight
-        return [(1.0 - weight) * lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
+        return self._spread(
+            [(1.0 - weight) * lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
+        )
+
+    def _spread(self, scores: list[float]) -> list[float]:
+        """Each score plus ``neighbor_weight ** d`` of the scores ``d <= neighbors`` places away, over
+        the best (the module docstring's conversation context); ``scores`` itself when off."""
+        if not self.neighbors or self.neighbor_weight == 0.0:
+            return scores
+        count = len(scores)
+        spread = list(scores)
+        share = 1.0
+        for distance in range(1, min(self.neighbors, count - 1) + 1):
+            share *= self.neighbor_weight
+            # Whole-list shifts: every item gains from the one `distance` before and after it.
+            for index in range(distance, count):
+                spread[index] += share * scores[index - distance]
+                spread[index - distance] += share * scores[index]
+        best = max(spread)
+        return [value / best for value in spread] if best > 0 else spread
 
     def __repr__(self) -> str:
         parts = [] if self.query is None else [repr(self.query)]
@@ -413,6 +461,10 @@ class RelevanceScorer(ScorerBase):
             parts.append("stop_words=False")
         if self.embedder is not None:
             parts.append(f"embedder={self.embedder!r}, semantic_weight={self.semantic_weight!r}")
+        if self.neighbors:
+            parts.append(f"neighbors={self.neighbors!r}")
+        if self.neighbor_weight != 0.5:
+            parts.append(f"neighbor_weight={self.neighbor_weight!r}")
         return f"RelevanceScorer({', '.join(parts)})"
 
     def _key(self) -> tuple[object, ...]:
@@ -424,6 +476,8 @@ class RelevanceScorer(ScorerBase):
             self.stop_words,
             id(self.embedder),
             self.semantic_weight,
+            self.neighbors,
+            self.neighbor_weight,
         )
 
     def __eq__(self, other: object) -> bool:
