@@ -186,9 +186,12 @@ def _run_policy(prepared: _Prepared, selector: _Selector, budget: ContextBudget,
                 keep_first_turn=chat.keep_first_turn,
                 recent_share=chat.recent_share,
                 start_on=chat.start_on,
+                clear_tool_results=chat.clear_tool_results,
             )
             messages = selection.messages
-            window = [prepared.positions[id(message)] for message in messages]
+            # A cleared tool result is a new message without its content: it counts as not kept.
+            positions = prepared.positions
+            window = [positions[id(message)] for message in messages if id(message) in positions]
     except CupelError as error:
         seconds = time.perf_counter() - start
         failed = case_metrics([], prepared.tokens, prepared.gold, budget.target_tokens, seconds=seconds)
