@@ -104,7 +104,8 @@ def test_configuration_is_pinned(name: str) -> None:
     chat = None
     if name in CHAT_PRESETS:
         agent = name in AGENT_PRESETS
-        chat = ChatSettings(keep_first_turn=agent, recent_share=0.1, clear_tool_results=agent)
+        clearing = name == "tool_use"
+        chat = ChatSettings(keep_first_turn=agent, recent_share=0.1, clear_tool_results=clearing)
     assert policy == Policy(CompositeScorer(entries), slicer, placer, chat=chat)
 
 

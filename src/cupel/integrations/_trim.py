@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cupel.chat.options import (
     ChatOptions,
@@ -37,10 +37,12 @@ from cupel.diagnostics.hooks import run_attributes
 from cupel.errors import CupelTypeError
 from cupel.integrations._common import shrink_budget, tool_schema_tokens
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy
-from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatStrategy
 from cupel.tokens.asynchronous import AsyncCounterLike, counted_in_advance, is_async_counter
 from cupel.tokens.base import CounterLike
+
+if TYPE_CHECKING:
+    from cupel.policy import Policy
 
 __all__ = ["AGENT_OVERFLOW", "STRATEGY_ATTRIBUTE", "TrimSettings", "Trimmer", "ViewOf"]
 
@@ -73,11 +75,11 @@ class TrimSettings:
 
 
 @functools.cache
-def _agent_default() -> Pipeline:
-    """The chat preset's pipeline with :data:`AGENT_OVERFLOW`, built once: selection only reads it."""
+def _agent_default() -> Policy:
+    """The chat preset, its chat settings included, with :data:`AGENT_OVERFLOW`."""
     from cupel.policy import chat
 
-    return Pipeline.from_policy(dataclasses.replace(chat(), overflow_strategy=AGENT_OVERFLOW))
+    return dataclasses.replace(chat(), overflow_strategy=AGENT_OVERFLOW)
 
 
 def _agent_policy(policy: ChatPolicy) -> ChatPolicy:

@@ -37,6 +37,7 @@ the chat defaults.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from cupel import scorers, slicers  # packages whose members are imported on first use
@@ -96,9 +97,10 @@ def _policy(
 _CHAT_RECENT_SHARE = 0.1
 _CHAT = ChatSettings(recent_share=_CHAT_RECENT_SHARE)
 # Agent loops restate their task only once, in the first turn: the agent presets keep it.
-_AGENT_CHAT = ChatSettings(
-    keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE, clear_tool_results=ToolResultClearing()
-)
+_AGENT_CHAT = ChatSettings(keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE)
+# tool_use also clears older tool results before dropping units: on agent loops it keeps more of the
+# evidence; on long sessions it clears relevant results blindly (docs/eval.md), so long_running does not.
+_TOOL_CHAT = dataclasses.replace(_AGENT_CHAT, clear_tool_results=ToolResultClearing())
 
 
 def _conversation_relevance() -> scorers.RelevanceScorer:
@@ -158,7 +160,7 @@ def tool_use() -> Policy:
         ],
         slicers.ScoreSlice(),
         ChronologicalPlacer(),
-        _AGENT_CHAT,
+        _TOOL_CHAT,
     )
 
 
