@@ -183,6 +183,8 @@ def count_texts_once(
     through ``session``'s table when one is given."""
     resolved = resolve_counter(counter)
     if session is None:
+        if len(set(texts)) == len(texts):  # no repeat (the usual case): no table to build
+            return count_texts(resolved, texts)
         return _counted(texts, resolved)[1]
     return session.count(texts, resolved)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import repeat
+from types import MappingProxyType
 from typing import Any
 
 from cupel._trusted import trusted_batch, trusted_constructor
@@ -213,13 +214,12 @@ def _micros(positions: range) -> Iterable[int]:
     return map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))
 
 
-def _system_code(role: str, default: int) -> int:
-    return 2 if role in SYSTEM_ROLES else default
+_SYSTEM_CODES = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, 2))
 
 
 def kind_codes(records: TurnRecords) -> list[int]:
     """Each unit's kind, as its position in :data:`~cupel.chat.choose.KINDS`."""
-    codes = list(map(_system_code, records.first_roles, repeat(0)))
+    codes = list(map(_SYSTEM_CODES.get, records.first_roles, repeat(0)))  # one C-level pass
     if records.units is not None:
         for position, unit in enumerate(records.units):
             if len(unit) > 1 and codes[position] == 0:
