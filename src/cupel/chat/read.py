@@ -32,6 +32,7 @@ from cupel.diagnostics.reasons import ExclusionReason
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ContextSource
 from cupel.tokens.base import CounterLike
+from cupel.tokens.resolve import resolve_counter
 
 __all__ = [
     "DICTS",
@@ -121,9 +122,18 @@ def read_columns(
     roles: list[str] = found_roles  # type: ignore[assignment]
     overhead = options.message_overhead
     if not parsed:
-        costs = list(map(overhead.__add__, count_texts_once(contents, counter, session)))  # type: ignore[arg-type]
+        texts: list[str] = contents  # type: ignore[assignment]
+
+        def cost_of(some: list[str]) -> list[int]:
+            return list(map(overhead.__add__, count_texts_once(some, counter, session)))
+
+        if session is None:
+            costs = cost_of(texts)
+        else:  # the leading messages the session read last time keep their costs
+            key = (resolve_counter(counter), overhead)
+            costs = session.plain_costs(key, originals, (roles, texts), cost_of)
         return TranscriptColumns(roles, costs, contents, parsed, None, session)
-    texts: list[str] = []
+    texts = []
     for index, content in enumerate(contents):
         if content is None:
             texts.extend(parsed[index].texts)
