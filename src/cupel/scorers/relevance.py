@@ -17,8 +17,9 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 
+from cupel import _numeric
 from cupel.errors import CupelError, CupelTypeError
 from cupel.model import ContextItem
 from cupel.protocols import Embedder
@@ -254,6 +255,66 @@ def _term_counts(
 ) -> dict[int, list[int]]:
     """For each text holding a query term, how often it holds each one (texts without any are absent).
 
+    Whole-list (:func:`_term_counts_columns`) for a long list when numpy is present, else
+    :func:`_term_counts_plain`, the reference; both give the same counts (a test compares them).
+    """
+    if len(texts) >= _numeric.THRESHOLD and _common(wanted, texts):
+        fast = _term_counts_columns(wanted, texts, stemming=stemming, stop_words=stop_words)
+        if fast is not None:
+            return fast
+    return _term_counts_plain(wanted, texts, stemming=stemming, stop_words=stop_words)
+
+
+def _common(wanted: list[str], texts: Sequence[str]) -> bool:
+    """Whether the terms occur often enough (as substrings, against a rough word count) that splitting
+    every text into words costs less than visiting each occurrence: a choice of path, not of result."""
+    sample = texts[:: max(1, len(texts) // 256)]  # a spread of at most about 256 texts
+    corpus = "\n".join(sample).lower()
+    occurrences = sum(map(corpus.count, wanted))
+    return 3 * occurrences > corpus.count(" ") + len(sample)
+
+
+def _term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
+    """The term a word counts for (``None``: a stop word)."""
+    return None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
+
+
+def _term_counts_columns(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]] | None:
+    """:func:`_term_counts_plain` in C-level passes (``None`` without numpy).
+
+    Every text is split into its words (maximal runs of letters and digits: the words the
+    substring search finds, each at a word start); each distinct word is mapped to its term once;
+    the occurrences are counted per text and term with numpy, with no Python step per word.
+    """
+    np = _numeric.numpy_module()
+    if np is None:
+        return None
+    found = list(map(_WORD.findall, map(str.lower, texts)))
+    words = list(chain.from_iterable(found))
+    if not words:
+        return {}
+    position = {term: index for index, term in enumerate(wanted)}
+    codes = {
+        word: position.get(_term_of(word, stemming=stemming, stop_words=stop_words), -1)  # type: ignore[arg-type]
+        for word in set(words)
+    }
+    code = np.fromiter(map(codes.__getitem__, words), dtype=np.int64, count=len(words))
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), list(map(len, found)))
+    keep = code >= 0
+    terms = len(wanted)
+    table = np.bincount(doc[keep] * terms + code[keep], minlength=len(texts) * terms)
+    table = table.reshape(len(texts), terms)
+    docs = np.flatnonzero(table.any(axis=1))
+    return dict(zip(docs.tolist(), table[docs].tolist(), strict=True))
+
+
+def _term_counts_plain(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]]:
+    """The reference :func:`_term_counts`: each term's occurrences found by substring search.
+
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
     whose term is wanted starts where the term occurs as a substring after a non-word character.
     The texts are searched as one lower-cased string, joined by a line break (which no word spans).
@@ -277,8 +338,7 @@ def _term_counts(
                 word = match.group()
                 found = term_of.get(word, "")
                 if found == "":
-                    found = None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
-                    term_of[word] = found
+                    found = term_of[word] = _term_of(word, stemming=stemming, stop_words=stop_words)
                 if found == term:
                     row = counts.get(doc := bisect_right(ends, start))
                     if row is None:
