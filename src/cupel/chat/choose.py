@@ -336,11 +336,22 @@ def _choose_older(
             unit_item(records, position) for position in loose_system
         ]
 
+    def contents() -> list[str]:  # the items' contents, joined from the renderings as items join them
+        lines = records.columns.renderings()
+        turns_lines = map(lines.__getitem__, map(slice, starts[oldest:end], ends[oldest:end]))
+        return [*map("\n".join, turns_lines), *(lines[position] for position in loose_system)]
+
     outcome.members = members
     if sliced and count:
         outcome.spans = (starts[oldest:end], ends[oldest:end])
     batch = candidate_batch(
-        len(tokens), order_keys=keys, kinds=kinds, tags=tags, presence=presence, items=items
+        len(tokens),
+        order_keys=keys,
+        kinds=kinds,
+        tags=tags,
+        presence=presence,
+        items=items,
+        contents=contents,
     )
     run = choose_older(pipeline, batch, tokens, remaining)
     outcome.run = run

@@ -360,10 +360,12 @@ def candidate_batch(
     tags: Callable[[], list[tuple[str, ...]]],
     presence: Callable[[str], list[bool] | None],
     items: Callable[[], Sequence[ContextItem]],
+    contents: Callable[[], list[str]] | None = None,
 ) -> ItemColumns:
     """Chat candidates as a scoring batch: first message positions order them as their synthetic
     timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
-    chat items have no priority; ``items`` builds the candidates' items for any other scorer."""
+    chat items have no priority; ``contents`` gives the candidates' item contents (for a text scorer);
+    ``items`` builds the candidates' items for any other scorer."""
     return ItemColumns(
         count,
         order_keys=lambda: order_keys,
@@ -372,4 +374,5 @@ def candidate_batch(
         priorities=lambda: [None] * count,
         make_items=items,
         presence=presence,
+        contents=contents,
     )

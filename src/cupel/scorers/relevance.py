@@ -25,6 +25,10 @@ from cupel.model import ContextItem
 from cupel.protocols import Embedder
 from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
 
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from cupel.scorers.columns import ItemColumns
+
 __all__ = ["STOP_WORDS", "RelevanceScorer", "bm25_scores", "query_terms", "stem"]
 
 _WORD = re.compile(r"[^\W_]+")
@@ -444,9 +448,17 @@ class RelevanceScorer(ScorerBase):
         return self.score_all([*items, item])[-1]
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        if self.query is None or not items:
-            return [0.0] * len(items)
-        texts = [item.content for item in items]
+        return self._score_texts([item.content for item in items])
+
+    def score_columns(self, batch: ItemColumns) -> list[float]:
+        """``score_all`` of the batch's contents (no item built for a batch given as columns)."""
+        if self.query is None:
+            return [0.0] * batch.count
+        return self._score_texts(batch.contents())
+
+    def _score_texts(self, texts: list[str]) -> list[float]:
+        if self.query is None or not texts:
+            return [0.0] * len(texts)
         raw = bm25_scores(
             self.query, texts, k1=self.k1, b=self.b, stemming=self.stemming, stop_words=self.stop_words
         )
@@ -456,7 +468,7 @@ class RelevanceScorer(ScorerBase):
             return lexical
         if not query_terms(self.query, stemming=self.stemming, stop_words=self.stop_words):
             # A query of stop words only carries no signal for either half: every item scores the same.
-            return [0.0] * len(items)
+            return [0.0] * len(texts)
         semantic = _cosines(self.embedder, self.query, texts)
         weight = self.semantic_weight
         return [(1.0 - weight) * lex + weight * sem for lex, sem in zip(lexical, semantic, strict=True)]
