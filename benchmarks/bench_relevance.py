@@ -9,10 +9,15 @@ words of the same vocabulary. Cases, interleaved within each repeat:
 - ``select, no query``: the same pipeline and items without a query (relevance scores 0.0 and is not
   computed), the peer the ``select`` ratio is taken against.
 
-The budget is a tenth of the items' tokens. Medians over the repeats, and the ratio of ``select`` to
-``select, no query`` within each repeat (median [min-max]). The other half of the relevance benchmark,
-``select_messages`` with the automatic query of the latest user message against the same selection
-without a query, waits for ``select_messages`` to take a query.
+- ``select_messages``: a chat transcript of as many messages drawn alike (a system message, then
+  alternating user and assistant messages; the last user message asks with eight words of the
+  vocabulary), trimmed by ``select_messages`` with the ``chat`` preset's terms plus ``Relevance 2``
+  and the automatic query (the latest user message);
+- ``select_messages, no query``: the same call with ``query=None``, its peer.
+
+The budget is a tenth of the items' tokens (the transcript's: 32,000 tokens at most). Medians over
+the repeats, and the ratios of ``select`` to ``select, no query`` and of ``select_messages`` to
+``select_messages, no query`` within each repeat (median [min-max]).
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ from cupel import (
     ContextBudget,
     ContextItem,
     GreedySlice,
+    KindScorer,
     Pipeline,
     RecencyScorer,
     RelevanceScorer,
+    TagScorer,
 )
+from cupel.chat import select_messages
 
 
 def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
@@ -67,15 +75,50 @@ def _time(function: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def _transcript(items: list[ContextItem], query: str) -> list[dict[str, str]]:
+    """The items' texts as a chat: a system message, alternating user and assistant messages, and
+    the query as the last user message."""
+    messages = [{"role": "system", "content": "You are a careful assistant."}]
+    for index, item in enumerate(items[1:-1]):
+        messages.append({"role": "user" if index % 2 == 0 else "assistant", "content": item.content})
+    if messages[-1]["role"] == "user":
+        messages.append({"role": "assistant", "content": items[-1].content})
+    messages.append({"role": "user", "content": query.capitalize() + "?"})
+    return messages
+
+
+_CHAT = Pipeline(  # the chat preset's terms, and a relevance term
+    CompositeScorer(
+        [
+            (RecencyScorer(), 2.0),
+            (TagScorer({"user": 1.0}), 2.0),
+            (KindScorer(), 1.0),
+            (RelevanceScorer(), 2.0),
+        ]
+    ),
+    GreedySlice(),
+    ChronologicalPlacer(),
+)
+
+
 def _cases(
     pipeline: Pipeline, items: list[ContextItem], budget: ContextBudget, query: str
 ) -> dict[str, Callable[[], object]]:
     scorer = RelevanceScorer(query)
+    messages = _transcript(items, query)
+    chat_budget = min(budget.max_tokens, 32_000)
     return {
         "score": lambda: scorer.score_all(items),
         "select": lambda: pipeline.run(items, budget, query=query),
         "select, no query": lambda: pipeline.run(items, budget),
+        "select_messages": lambda: select_messages(messages, chat_budget, _CHAT),
+        "select_messages, no query": lambda: select_messages(messages, chat_budget, _CHAT, query=None),
     }
+
+
+def _ratios(times: list[float], peers: list[float]) -> dict[str, float]:
+    ratios = [a / b for a, b in zip(times, peers, strict=True)]
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)}
 
 
 def run(sizes: list[int], repeat: int) -> dict[str, object]:
@@ -96,14 +139,12 @@ def run(sizes: list[int], repeat: int) -> dict[str, object]:
         for _ in range(repeat):
             for name, function in cases.items():
                 times[name].append(_time(function))
-        ratios = [a / b for a, b in zip(times["select"], times["select, no query"], strict=True)]
         results[str(size)] = {
             "median_ms": {name: statistics.median(values) * 1000 for name, values in times.items()},
-            "select_vs_no_query": {
-                "median": statistics.median(ratios),
-                "min": min(ratios),
-                "max": max(ratios),
-            },
+            "select_vs_no_query": _ratios(times["select"], times["select, no query"]),
+            "select_messages_vs_no_query": _ratios(
+                times["select_messages"], times["select_messages, no query"]
+            ),
         }
     return results
 
@@ -122,9 +163,11 @@ def main() -> int:
         assert isinstance(result, dict)
         medians = ", ".join(f"{name} {value:.1f} ms" for name, value in result["median_ms"].items())
         ratio = result["select_vs_no_query"]
+        chat = result["select_messages_vs_no_query"]
         print(
             f"{int(size):>7,} items: {medians}; select / no query "
-            f"{ratio['median']:.2f}x [{ratio['min']:.2f}-{ratio['max']:.2f}]"
+            f"{ratio['median']:.2f}x [{ratio['min']:.2f}-{ratio['max']:.2f}]; select_messages / no query "
+            f"{chat['median']:.2f}x [{chat['min']:.2f}-{chat['max']:.2f}]"
         )
     return 0
 
