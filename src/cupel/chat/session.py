@@ -20,8 +20,9 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   the messages alive until the next call or :meth:`ChatSession.clear`.
 
 Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
-same. A session may be shared between threads (a lock guards each replacement); it is meant for one
-conversation, whose transcript grows.
+same. A session may be shared between threads (a lock guards each replacement, and what it keeps is
+replaced whole, never changed in place, so a reader sees one call's state or the next's); it is meant
+for one conversation, whose transcript grows.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import repeat
+from itertools import accumulate, repeat
+from operator import gt
 from types import MappingProxyType
 from typing import Any
 
@@ -28,8 +29,10 @@ __all__ = [
     "TurnRecords",
     "candidate_batch",
     "kind_codes",
+    "turn_contents",
     "turn_item_of",
     "turn_kind",
+    "turn_presence",
     "turn_records",
     "turn_roles",
     "turn_units",
@@ -199,6 +202,29 @@ def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> Con
         {"cupel:chat.turn": number},
         SYNTHETIC_EPOCH + timedelta(seconds=records.indices(units[0])[0]),
     )
+
+
+def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int]) -> list[str]:
+    """The contents :func:`turn_item_of` gives turns of consecutive messages (turn ``t`` is messages
+    ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages, joined
+    from the renderings column by column."""
+    lines = records.columns.renderings()
+    turns = map(lines.__getitem__, map(slice, *spans))
+    return [*map("\n".join, turns), *map(lines.__getitem__, systems)]
+
+
+def turn_presence(
+    records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int], tag: str
+) -> list[bool]:
+    """Whether each turn of consecutive messages (as :func:`turn_contents`), then each single system
+    message, holds a message of role ``tag``."""
+    roles = records.columns.roles
+    if tag == "user":  # every user message opens a turn: a turn holds one if it opens with one
+        found = list(map(tag.__eq__, map(roles.__getitem__, spans[0])))
+    else:
+        seen = list(accumulate(map(tag.__eq__, roles), initial=0))
+        found = list(map(gt, map(seen.__getitem__, spans[1]), map(seen.__getitem__, spans[0])))
+    return [*found, *map(tag.__eq__, map(roles.__getitem__, systems))]
 
 
 _items = trusted_batch(ContextItem)
