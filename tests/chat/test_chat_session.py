@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.chat._reports import report_values
 from tests.chat._transcripts import plain_transcript, to_langchain
 
-from cupel.chat import ChatOptions, ChatSession, select_messages
+from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messages
 from cupel.chat.langchain import select_messages as select_langchain
 from cupel.errors import CupelError
 from cupel.tokens import FunctionCounter
@@ -101,3 +101,35 @@ def test_the_session_reuses_the_costs_of_unchanged_leading_messages() -> None:
     assert "ChatSession(" in repr(session) and "read=" in repr(session)
     session.clear()
     assert "read=0" in repr(session)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2),
+    st.lists(st.sampled_from(["user", "assistant"]), min_size=1, max_size=30),
+    st.integers(0, 9),
+)
+def test_turn_columns_read_as_the_turn_items(systems_first: int, rest: list[str], oldest: int) -> None:
+    # What the older turns' scoring batch reads (contents, role presence) is what their items hold.
+    from cupel.chat.read import DICTS, read_columns
+    from cupel.chat.units import turn_contents, turn_item_of, turn_presence, turn_records
+
+    roles = ["system"] * systems_first + rest
+    messages = [{"role": role, "content": f"{index} {role}"} for index, role in enumerate(roles)]
+    options = ChatOptions()
+    columns = read_columns(
+        messages, DICTS.plain_columns, lambda m, i: DICTS.parse(m, i, options), counter=None, options=options
+    )
+    records = turn_records(columns, messages, options)
+    # Turns open at each user message, and at the first message after the systems (a preamble).
+    opening = sorted({systems_first, *(index for index, role in enumerate(roles) if role == "user")})
+    starts, ends = opening, [*opening[1:], len(roles)]
+    starts, ends = starts[oldest % len(starts) :], ends[oldest % len(ends) :]
+    systems = [index for index, role in enumerate(roles) if role == "system"]
+    items = [
+        turn_item_of(records, 1, list(range(start, end))) for start, end in zip(starts, ends, strict=True)
+    ]
+    items += [messages_to_items(messages)[position] for position in systems]
+    assert turn_contents(records, (starts, ends), systems) == [item.content for item in items]
+    for tag in ("user", "assistant", "system"):
+        assert turn_presence(records, (starts, ends), systems, tag) == [tag in item.tags for item in items]
