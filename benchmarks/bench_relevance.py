@@ -7,12 +7,18 @@ words of the same vocabulary. Cases, interleaved within each repeat:
 - ``score``: ``RelevanceScorer(query).score_all(items)`` (target: 10k items in at most 30 ms);
 - ``select``: ``Pipeline(Recency 1 + Relevance 2, GreedySlice).run(items, budget, query=query)``;
 - ``select, no query``: the same pipeline and items without a query (relevance scores 0.0 and is not
-  computed), the peer the ``select`` ratio is taken against.
+  computed), the peer the ``select`` ratio is taken against;
+- ``select_messages``: a chat transcript of as many messages drawn alike (a system message, then
+  alternating user and assistant messages; the last user message asks with eight words of the
+  vocabulary), trimmed by ``select_messages`` with the ``chat`` preset (its relevance term and the automatic
+  query, the latest user message);
+- ``select_messages, no query``: the same call with ``query=None``, its peer.
 
-The budget is a tenth of the items' tokens. Medians over the repeats, and the ratio of ``select`` to
-``select, no query`` within each repeat (median [min-max]).
+The budget is a tenth of the items' tokens (the transcript's: 32,000 tokens at most). Medians over
+the repeats, and the ratios of ``select`` to ``select, no query`` and of ``select_messages`` to
+``select_messages, no query`` within each repeat (median [min-max]).
 
-The chat half (``--chat``, on by default when the LoCoMo dev split is beside the repository at
+The LoCoMo half (skipped with ``--no-chat``; on when the LoCoMo dev split is beside the repository at
 ``../shared/data/locomo/locomo-dev.json``): each dev conversation (~400-700 turns) with its first
 question as the last user message, cl100k tokens (the heuristic counter without tiktoken), budget 2,000.
 ``select_messages(messages, 2000)`` (the default: the ``chat`` preset, ``query="auto"``) against
@@ -41,6 +47,7 @@ from cupel import (
     RecencyScorer,
     RelevanceScorer,
 )
+from cupel.chat import select_messages
 
 
 def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
@@ -73,15 +80,36 @@ def _time(function: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def _transcript(items: list[ContextItem], query: str) -> list[dict[str, str]]:
+    """The items' texts as a chat: a system message, alternating user and assistant messages, and
+    the query as the last user message."""
+    messages = [{"role": "system", "content": "You are a careful assistant."}]
+    for index, item in enumerate(items[1:-1]):
+        messages.append({"role": "user" if index % 2 == 0 else "assistant", "content": item.content})
+    if messages[-1]["role"] == "user":
+        messages.append({"role": "assistant", "content": items[-1].content})
+    messages.append({"role": "user", "content": query.capitalize() + "?"})
+    return messages
+
+
 def _cases(
     pipeline: Pipeline, items: list[ContextItem], budget: ContextBudget, query: str
 ) -> dict[str, Callable[[], object]]:
     scorer = RelevanceScorer(query)
+    messages = _transcript(items, query)
+    chat_budget = min(budget.max_tokens, 32_000)
     return {
         "score": lambda: scorer.score_all(items),
         "select": lambda: pipeline.run(items, budget, query=query),
         "select, no query": lambda: pipeline.run(items, budget),
+        "select_messages": lambda: select_messages(messages, chat_budget, "chat"),
+        "select_messages, no query": lambda: select_messages(messages, chat_budget, "chat", query=None),
     }
+
+
+def _ratios(times: list[float], peers: list[float]) -> dict[str, float]:
+    ratios = [a / b for a, b in zip(times, peers, strict=True)]
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)}
 
 
 def run(sizes: list[int], repeat: int) -> dict[str, object]:
@@ -102,14 +130,12 @@ def run(sizes: list[int], repeat: int) -> dict[str, object]:
         for _ in range(repeat):
             for name, function in cases.items():
                 times[name].append(_time(function))
-        ratios = [a / b for a, b in zip(times["select"], times["select, no query"], strict=True)]
         results[str(size)] = {
             "median_ms": {name: statistics.median(values) * 1000 for name, values in times.items()},
-            "select_vs_no_query": {
-                "median": statistics.median(ratios),
-                "min": min(ratios),
-                "max": max(ratios),
-            },
+            "select_vs_no_query": _ratios(times["select"], times["select, no query"]),
+            "select_messages_vs_no_query": _ratios(
+                times["select_messages"], times["select_messages, no query"]
+            ),
         }
     return results
 
@@ -158,24 +184,26 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--locomo", default=str(LOCOMO), help="the LoCoMo dev split (the chat half)")
-    parser.add_argument("--no-chat", action="store_true", help="skip the chat half")
+    parser.add_argument("--locomo", default=str(LOCOMO), help="the LoCoMo dev split (the LoCoMo half)")
+    parser.add_argument("--no-chat", action="store_true", help="skip the LoCoMo half")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",") if size]
     results = run(sizes, args.repeat)
-    chat = {} if args.no_chat or not Path(args.locomo).exists() else run_chat(Path(args.locomo), args.repeat)
+    dev = {} if args.no_chat or not Path(args.locomo).exists() else run_chat(Path(args.locomo), args.repeat)
     if args.json:
-        print(json.dumps({**results, "select_messages": chat}, indent=2))
+        print(json.dumps({**results, "locomo": dev}, indent=2))
         return 0
     for size, result in results.items():
         assert isinstance(result, dict)
         medians = ", ".join(f"{name} {value:.1f} ms" for name, value in result["median_ms"].items())
         ratio = result["select_vs_no_query"]
+        chat = result["select_messages_vs_no_query"]
         print(
             f"{int(size):>7,} items: {medians}; select / no query "
-            f"{ratio['median']:.2f}x [{ratio['min']:.2f}-{ratio['max']:.2f}]"
+            f"{ratio['median']:.2f}x [{ratio['min']:.2f}-{ratio['max']:.2f}]; select_messages / no query "
+            f"{chat['median']:.2f}x [{chat['min']:.2f}-{chat['max']:.2f}]"
         )
-    for conversation, result in chat.items():
+    for conversation, result in dev.items():
         assert isinstance(result, dict)
         medians = ", ".join(f"{name} {value:.1f} ms" for name, value in result["median_ms"].items())
         ratio = result["auto_vs_no_query"]

@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate, compress
 from itertools import count as naturals
-from operator import gt, not_, sub
+from operator import not_, sub
 
 from cupel import _numeric
 from cupel._score_order import descending_indices
@@ -24,8 +25,10 @@ from cupel.chat.units import (
     KINDS,
     TurnRecords,
     candidate_batch,
+    turn_contents,
     turn_item_of,
     turn_kind,
+    turn_presence,
     turn_roles,
     turn_units,
     unit_item,
@@ -188,6 +191,10 @@ def _no_members(candidate: int) -> Sequence[int]:
     raise IndexError(candidate)
 
 
+def _unknown(tag: str) -> None:
+    """No presence column: the batch's tags tell."""
+
+
 @dataclass(slots=True)
 class TurnOutcome:
     """What ``"turns"`` decided per unit, and what explaining it needs.
@@ -311,14 +318,6 @@ def _choose_older(
             turn_tags = [turn_roles(records, units_of(turn)) for turn in older]
         return turn_tags + [tuple(dict.fromkeys(records.roles(position))) for position in loose_system]
 
-    def presence(tag: str) -> list[bool] | None:
-        if not sliced:
-            return None
-        seen = list(accumulate(map(tag.__eq__, records.columns.roles), initial=0))
-        after = map(seen.__getitem__, ends[oldest:end])
-        found = list(map(gt, after, map(seen.__getitem__, starts[oldest:end])))
-        return found + [tag in records.roles(position) for position in loose_system]
-
     if records.units is None:  # unit p is message p alone
         keys = [*starts[oldest:end], *loose_system]
     else:
@@ -336,11 +335,20 @@ def _choose_older(
             unit_item(records, position) for position in loose_system
         ]
 
+    spans = (starts[oldest:end], ends[oldest:end])
+    contents = partial(turn_contents, records, spans, loose_system) if sliced else None
+    presence = partial(turn_presence, records, spans, loose_system) if sliced else _unknown
     outcome.members = members
     if sliced and count:
-        outcome.spans = (starts[oldest:end], ends[oldest:end])
+        outcome.spans = spans
     batch = candidate_batch(
-        len(tokens), order_keys=keys, kinds=kinds, tags=tags, presence=presence, items=items
+        len(tokens),
+        order_keys=keys,
+        kinds=kinds,
+        tags=tags,
+        presence=presence,
+        items=items,
+        contents=contents,
     )
     run = choose_older(pipeline, batch, tokens, remaining)
     outcome.run = run

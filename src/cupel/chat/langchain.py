@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, contains, is_
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -132,28 +133,45 @@ def _plain_columns(module: ModuleType, messages: Sequence[Any]) -> tuple[list[st
     When every message is one, it is read column by column in C-level passes.
     """
     role_of = {module.HumanMessage: "user", module.AIMessage: "assistant", module.SystemMessage: "system"}
-    kinds = set(map(type, messages))
-    if kinds and kinds <= role_of.keys():
-        contents: list[Any] = list(map(_CONTENT, messages))
-        if set(map(type, contents)) == {str} and set(map(_NAME, messages)) == {None}:
-            ais = [message for message in messages if type(message) is module.AIMessage]
-            systems = [message for message in messages if type(message) is module.SystemMessage]
+    types = list(map(type, messages))
+    if set(types) <= role_of.keys() and types:
+        # These exact classes keep their fields in the instance dict (pydantic): read from it in C
+        # passes, a field that is not there (``_ABSENT``) sending the message down the general path.
+        fields = list(map(_FIELDS, messages))
+        contents: list[Any] = _field(fields, "content")
+        if set(map(type, contents)) == {str} and set(_field(fields, "name")) == {None}:
+            ais = list(compress(fields, map(is_, types, repeat(module.AIMessage))))
+            systems = list(compress(fields, map(is_, types, repeat(module.SystemMessage))))
             if (
-                not any(map(_TOOL_CALLS, ais))
-                and not any(map(_INVALID_TOOL_CALLS, ais))
-                and not any("function_call" in kwargs for kwargs in map(_KWARGS, ais))
-                and not any("__openai_role__" in kwargs for kwargs in map(_KWARGS, systems))
+                not any(_field(ais, "tool_calls"))
+                and not any(_field(ais, "invalid_tool_calls"))
+                and not any(
+                    map(
+                        contains,
+                        _field(ais, "additional_kwargs", {"function_call": 1}),
+                        repeat("function_call"),
+                    )
+                )
+                and not any(
+                    map(
+                        contains,
+                        _field(systems, "additional_kwargs", {"__openai_role__": 1}),
+                        repeat("__openai_role__"),
+                    )
+                )
             ):
-                roles: list[Any] = list(map(role_of.__getitem__, map(type, messages)))
+                roles: list[Any] = list(map(role_of.__getitem__, types))
                 return roles, contents
     return plain_columns_of(lambda message: _plain_of(module, message))(messages)
 
 
-_CONTENT = attrgetter("content")
-_NAME = attrgetter("name")
-_TOOL_CALLS = attrgetter("tool_calls")
-_INVALID_TOOL_CALLS = attrgetter("invalid_tool_calls")
-_KWARGS = attrgetter("additional_kwargs")
+_FIELDS = attrgetter("__dict__")
+_ABSENT = ("absent",)  # truthy, no str, None or mapping: a missing field fails every check
+
+
+def _field(fields: list[dict[str, Any]], name: str, absent: object = _ABSENT) -> list[Any]:
+    """The field ``name`` of each message's field dict (``absent`` where it has none)."""
+    return list(map(dict.get, fields, repeat(name), repeat(absent)))
 
 
 def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:

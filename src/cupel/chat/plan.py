@@ -22,14 +22,14 @@ from cupel.chat.options import ChatOptions, OrphanedToolResult, Summarized, Unan
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, view_of_mapping
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY
 from cupel.chat.render import ChatSelection, attempted, replaced, sends_all, with_cleared
-from cupel.chat.units import ToolResult, tool_results
+from cupel.chat.units import tool_results
 from cupel.diagnostics.hooks import TraceSink, active_sink, current_attributes, start_operation
 from cupel.diagnostics.identity import item_id
 from cupel.diagnostics.reasons import InclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget, ContextItem, ContextKind, ContextSource
-from cupel.policy.chat_settings import ToolResultClearing
+from cupel.policy.chat_settings import ToolResult, ToolResultClearing
 from cupel.tokens.base import CounterLike
 from cupel.tokens.resolve import resolve_counter
 

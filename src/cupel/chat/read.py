@@ -1,11 +1,11 @@
 """Stage 1 of a chat selection, the whole transcript: read once into one representation.
 
 A :class:`Reader` says how one message format is read (:data:`DICTS` here, LangChain's in
-:mod:`cupel.chat.langchain`); everything after it is shared. :func:`read_columns` reads a transcript
-in one pass into :class:`TranscriptColumns` (per message a role, a cost and a text or a parse; the
-atomic units), counting each distinct text once (through a :class:`~cupel.chat.ChatSession` when
-the caller holds one). :func:`messages_to_items` gives one ContextItem per unit, for custom
-pipelines and the item-based strategies; :func:`repair_links` drops what breaks a tool-call link.
+:mod:`cupel.chat.langchain`); everything after it is shared. :func:`read_columns` reads a transcript in one
+pass into :class:`TranscriptColumns` (per message a role, a cost and a text or a parse; the atomic units),
+counting each distinct text once (through a :class:`~cupel.chat.ChatSession` when the caller holds one).
+:func:`messages_to_items` gives one ContextItem per unit, for custom pipelines and the item-based strategies;
+:func:`repair_links` drops what breaks a tool-call link.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from cupel.diagnostics.reasons import ExclusionReason
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem, ContextKind, ContextSource
 from cupel.tokens.base import CounterLike
+from cupel.tokens.resolve import resolve_counter
 
 __all__ = [
     "DICTS",
@@ -53,11 +54,8 @@ __all__ = [
 ]
 
 
-#: Rendering openings ``"[0"``, ``"[1"``, ... of plain messages, kept between calls.
-
-
 def _openings(positions: range) -> map[str]:
-    """Rendering openings ``"[0"``, ``"[1"``, ... of plain messages."""
+    """Rendering openings ``"[0"``, ``"[1"``, ... of plain messages (a session keeps them between calls)."""
     return map("[{}".format, positions)
 
 
@@ -121,9 +119,18 @@ def read_columns(
     roles: list[str] = found_roles  # type: ignore[assignment]
     overhead = options.message_overhead
     if not parsed:
-        costs = list(map(overhead.__add__, count_texts_once(contents, counter, session)))  # type: ignore[arg-type]
+        texts: list[str] = contents  # type: ignore[assignment]
+
+        def cost_of(some: list[str]) -> list[int]:
+            return list(map(overhead.__add__, count_texts_once(some, counter, session)))
+
+        if session is None:
+            costs = cost_of(texts)
+        else:  # the leading messages the session read last time keep their costs
+            key = (resolve_counter(counter), overhead)
+            costs = session.plain_costs(key, originals, (roles, texts), cost_of)
         return TranscriptColumns(roles, costs, contents, parsed, None, session)
-    texts: list[str] = []
+    texts = []
     for index, content in enumerate(contents):
         if content is None:
             texts.extend(parsed[index].texts)

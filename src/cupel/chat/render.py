@@ -25,7 +25,6 @@ from cupel.chat.choose_units import select_turns
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
 from cupel.chat.units import (
-    ToolResult,
     TurnRecords,
     candidate_batch,
     kind_codes,
@@ -45,7 +44,7 @@ from cupel.errors import (
 )
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
-from cupel.policy.chat_settings import ChatSettings
+from cupel.policy.chat_settings import ChatSettings, ToolResult
 from cupel.scorers.columns import ItemColumns
 
 __all__ = [

@@ -13,10 +13,16 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   report reuses the leading units on which all of them agree. The kept items hold their messages
   alive until the next report or :meth:`ChatSession.clear`.
 - **per-position values** (synthetic timestamps, rendering openings) for up to ``KEPT`` positions.
+- **the last transcript read**, when every message of it is plain (a role and a text): the message
+  objects, their roles, texts and costs, for at most ``KEPT`` messages. The next call reuses the
+  costs of the leading messages that are the same objects with the same roles and texts (so a message
+  edited in place, replaced or moved is read afresh), and counts only the rest. The kept list holds
+  the messages alive until the next call or :meth:`ChatSession.clear`.
 
 Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
-same. A session may be shared between threads (a lock guards each replacement); it is meant for one
-conversation, whose transcript grows.
+same. A session may be shared between threads (a lock guards each replacement, and what it keeps is
+replaced whole, never changed in place, so a reader sees one call's state or the next's); it is meant
+for one conversation, whose transcript grows.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 import _thread
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
-from operator import is_, ne
+from operator import is_, is_not, ne
 from typing import Any
 
 from cupel.model import ContextItem
@@ -52,6 +58,8 @@ KEPT = 1 << 18
 MessageKey = tuple[list[int], list[str], list[object]]
 """Per message: its ``id``, its role, and its text (plain) or ``(rendering,)`` (any other)."""
 
+_Read = tuple[object, list[object], list[str], list[str], list[int]]
+
 UnitKey = tuple[list[tuple[int, ...]] | None, list[int], list[bool]]
 """Per unit: its message positions (``None``: every message is a unit of its own), its tokens and
 whether it is pinned."""
@@ -65,7 +73,7 @@ class ChatSession:
     it keeps and how much.
     """
 
-    __slots__ = ("_chars", "_counter", "_counts", "_items", "_lock", "_positions")
+    __slots__ = ("_chars", "_counter", "_counts", "_items", "_lock", "_positions", "_read")
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
@@ -76,10 +84,13 @@ class ChatSession:
         self._items: tuple[MessageKey, UnitKey, list[ContextItem]] | None = None
         # Per-position values by name; each list replaced, never grown in place.
         self._positions: dict[str, list[Any]] = {}
+        # The last plain transcript read: (counter and overhead, messages, roles, texts, costs).
+        self._read: _Read | None = None
 
     def __repr__(self) -> str:
         units = 0 if self._items is None else len(self._items[2])
-        return f"ChatSession(counts={len(self._counts)}, items={units})"
+        read = 0 if self._read is None else len(self._read[1])
+        return f"ChatSession(counts={len(self._counts)}, items={units}, read={read})"
 
     def clear(self) -> None:
         """Forget everything kept."""
@@ -89,6 +100,7 @@ class ChatSession:
             self._chars = 0
             self._items = None
             self._positions = {}
+            self._read = None
 
     # Token counts ---------------------------------------------------------------------------------
 
@@ -127,6 +139,38 @@ class ChatSession:
                 self._counts.update(kept)
                 self._chars += chars
         return found, counted
+
+    # The last transcript read -------------------------------------------------------------------
+
+    def plain_costs(
+        self,
+        key: object,
+        messages: Sequence[object],
+        columns: tuple[list[str], list[str]],
+        cost_of: Callable[[list[str]], list[int]],
+    ) -> list[int]:
+        """The cost of each plain message (``columns``: their roles and texts): the leading messages
+        the last call read with the same ``key`` (counter and overhead), as the same objects with the
+        same roles and texts, keep their costs; ``cost_of`` costs the texts of the others. As with
+        counts, an unhashable counter keeps nothing."""
+        roles, contents = columns
+        try:
+            hash(key)
+        except TypeError:
+            return cost_of(contents)
+        kept = self._read
+        start = 0
+        if kept is not None and kept[0] == key:
+            _, old_messages, old_roles, old_contents, old_costs = kept
+            start = min(len(old_messages), len(messages))
+            start = next(compress(count(), map(is_not, old_messages[:start], messages[:start])), start)
+            start = _agreeing(old_roles, roles, start)
+            start = _agreeing(old_contents, contents, start)
+        costs = [*old_costs[:start], *cost_of(contents[start:])] if start else cost_of(contents)
+        if len(messages) <= KEPT:
+            with self._lock:
+                self._read = (key, list(messages), roles, contents, costs)
+        return costs
 
     # Per-position values --------------------------------------------------------------------------
 
@@ -183,6 +227,8 @@ def count_texts_once(
     through ``session``'s table when one is given."""
     resolved = resolve_counter(counter)
     if session is None:
+        if len(set(texts)) == len(texts):  # no repeat (the usual case): no table to build
+            return count_texts(resolved, texts)
         return _counted(texts, resolved)[1]
     return session.count(texts, resolved)
 

@@ -1,10 +1,10 @@
 """Stage 2 of a chat selection: units and turns over the transcript's columns, and their items.
 
-:class:`TurnRecords` holds, per unit, its messages, tokens, roles and pin; a turn is a run of unit
-positions (a user message and everything up to the next one). A unit's ContextItem
-(:func:`unit_item`, or :func:`unit_items` column by column for a report) is built only when asked
-for, equal field by field to what :func:`~cupel.chat.messages_to_items` builds. :func:`tool_results`
-finds the tool results inside the units, with what clearing one would save.
+:class:`TurnRecords` holds, per unit, its messages, tokens, roles and pin; a turn is a run of unit positions
+(a user message and everything up to the next one). A unit's ContextItem (:func:`unit_item`, or
+:func:`unit_items` column by column for a report) is built only when asked for, equal field by field to what
+:func:`~cupel.chat.messages_to_items` builds. :func:`tool_results` finds the tool results inside the units,
+with what clearing one would save.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import repeat
+from itertools import accumulate, repeat
+from operator import gt
+from types import MappingProxyType
 from typing import Any
 
 from cupel._trusted import trusted_batch, trusted_constructor
@@ -28,18 +30,20 @@ from cupel.chat.read import (
 )
 from cupel.chat.session import count_texts_once, positions
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
+from cupel.policy.chat_settings import ToolResult
 from cupel.scorers.columns import ItemColumns
 from cupel.tokens.base import CounterLike
 
 __all__ = [
     "KINDS",
-    "ToolResult",
     "TurnRecords",
     "candidate_batch",
     "kind_codes",
     "tool_results",
+    "turn_contents",
     "turn_item_of",
     "turn_kind",
+    "turn_presence",
     "turn_records",
     "turn_roles",
     "turn_units",
@@ -211,6 +215,27 @@ def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> Con
     )
 
 
+def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int]) -> list[str]:
+    """The contents :func:`turn_item_of` gives turns of consecutive messages (turn ``t``: messages
+    ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages."""
+    lines = records.columns.renderings()
+    turns = map(lines.__getitem__, map(slice, *spans))
+    return [*map("\n".join, turns), *map(lines.__getitem__, systems)]
+
+
+def turn_presence(
+    records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int], tag: str
+) -> list[bool]:
+    """Whether each turn (as :func:`turn_contents`), then each system message, holds role ``tag``."""
+    roles = records.columns.roles
+    if tag == "user":  # every user message opens a turn: a turn holds one if it opens with one
+        found = list(map(tag.__eq__, map(roles.__getitem__, spans[0])))
+    else:
+        seen = list(accumulate(map(tag.__eq__, roles), initial=0))
+        found = list(map(gt, map(seen.__getitem__, spans[1]), map(seen.__getitem__, spans[0])))
+    return [*found, *map(tag.__eq__, map(roles.__getitem__, systems))]
+
+
 _items = trusted_batch(ContextItem)
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
 
@@ -224,13 +249,12 @@ def _micros(positions: range) -> Iterable[int]:
     return map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))
 
 
-def _system_code(role: str, default: int) -> int:
-    return 2 if role in SYSTEM_ROLES else default
+_SYSTEM_CODES = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, 2))
 
 
 def kind_codes(records: TurnRecords) -> list[int]:
     """Each unit's kind, as its position in :data:`~cupel.chat.choose.KINDS`."""
-    codes = list(map(_system_code, records.first_roles, repeat(0)))
+    codes = list(map(_SYSTEM_CODES.get, records.first_roles, repeat(0)))  # one C-level pass
     if records.units is not None:
         for position, unit in enumerate(records.units):
             if len(unit) > 1 and codes[position] == 0:
@@ -371,10 +395,12 @@ def candidate_batch(
     tags: Callable[[], list[tuple[str, ...]]],
     presence: Callable[[str], list[bool] | None],
     items: Callable[[], Sequence[ContextItem]],
+    contents: Callable[[], list[str]] | None = None,
 ) -> ItemColumns:
     """Chat candidates as a scoring batch: first message positions order them as their synthetic
     timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
-    chat items have no priority; ``items`` builds the candidates' items for any other scorer."""
+    chat items have no priority; ``contents`` gives the candidates' item contents (for a text scorer);
+    ``items`` builds the candidates' items for any other scorer."""
     return ItemColumns(
         count,
         order_keys=lambda: order_keys,
@@ -383,19 +409,8 @@ def candidate_batch(
         priorities=lambda: [None] * count,
         make_items=items,
         presence=presence,
+        contents=contents,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """One tool result: the message holding it, the call it answers, the tool's name, the tokens of
-    its content and of the placeholder clearing would put there instead."""
-
-    index: int
-    call_id: str
-    tool: str
-    tokens: int
-    placeholder_tokens: int
 
 
 def tool_results(
@@ -427,9 +442,8 @@ def tool_results(
     ]
     tokens = [cost - options.message_overhead for cost in parsed_costs(parsed, counter)]
     tools = [names.get(call_id, "") for _, call_id, _ in found]
-    shown = count_texts_once(
-        [placeholder(size, tool) for size, tool in zip(tokens, tools, strict=True)], counter
-    )
+    placeholders = [placeholder(size, tool) for size, tool in zip(tokens, tools, strict=True)]
+    shown = count_texts_once(placeholders, counter)
     return [
         ToolResult(index, call_id, tool, size, text_tokens)
         for (index, call_id, _), tool, size, text_tokens in zip(found, tools, tokens, shown, strict=True)

@@ -22,6 +22,7 @@ __all__ = [
     "START_ON",
     "ChatSettings",
     "ChatStrategy",
+    "ToolResult",
     "ToolResultClearing",
 ]
 
@@ -52,6 +53,18 @@ def _count(name: str, value: object) -> int:
     if value < 0:
         raise InvalidConfigurationError(f"ToolResultClearing.{name} must be >= 0, got {value}")
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One tool result of a transcript, as clearing sees it: the message holding it, the call it
+    answers, the tool's name, the tokens of its content and of the placeholder that would replace it."""
+
+    index: int
+    call_id: str
+    tool: str
+    tokens: int
+    placeholder_tokens: int
 
 
 @dataclass(frozen=True, slots=True)

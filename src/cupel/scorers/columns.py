@@ -2,12 +2,12 @@
 
 The pipeline scores its candidates as a batch read off their ContextItems
 (:meth:`ItemColumns.of_items`). A front end that already holds its candidates as columns (chat's turns:
-first message positions, kinds, role tags) hands those over instead, so a scorer that reads only
-them never needs an item built. Every built-in scorer scores a batch (``score_columns``): Recency,
-Priority, Kind, Tag and Composite read the columns; the others read ``batch.items()``, which builds
-the items on first need. A scorer defined outside cupel is always given the items, through
-:func:`~cupel.scorers._base.score_items` and its checks, so it keeps working unchanged. The entry
-point is :func:`~cupel.scorers._base.score_columns`.
+first message positions, kinds, role tags, contents) hands those over instead, so a scorer that reads
+only them never needs an item built. Every built-in scorer scores a batch (``score_columns``):
+Recency, Priority, Kind, Tag and Composite read the columns, Relevance the contents; the others read
+``batch.items()``, which builds the items on first need. A scorer defined outside cupel is always
+given the items, through :func:`~cupel.scorers._base.score_items` and its checks, so it keeps working
+unchanged. The entry point is :func:`~cupel.scorers._base.score_columns`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ _TIMESTAMP_KEY = attrgetter("_timestamp_us")
 _PRIORITY = attrgetter("priority")
 _KIND = attrgetter("kind")
 _TAGS = attrgetter("tags")
+_CONTENT = attrgetter("content")
 
 
 class ItemColumns:
@@ -35,6 +36,7 @@ class ItemColumns:
     """
 
     __slots__ = (
+        "_contents",
         "_items",
         "_make_items",
         "count",
@@ -57,6 +59,7 @@ class ItemColumns:
         make_items: Callable[[], Sequence[ContextItem]],
         presence: Callable[[str], list[bool] | None] = lambda tag: None,
         source: Sequence[ContextItem] | None = None,
+        contents: Callable[[], list[str]] | None = None,
     ) -> None:
         self.count = count
         self.order_keys = order_keys
@@ -66,6 +69,7 @@ class ItemColumns:
         self.presence = presence
         self.source = source
         self._make_items = make_items
+        self._contents = contents
         self._items: Sequence[ContextItem] | None = source
 
     @classmethod
@@ -80,6 +84,13 @@ class ItemColumns:
             make_items=lambda: items,
             source=items,
         )
+
+    def contents(self) -> list[str]:
+        """Each item's content: from ``contents`` when the batch was given one (a text scorer then
+        needs no item built), else read off the items."""
+        if self._contents is not None and self._items is None:
+            return self._contents()
+        return list(map(_CONTENT, self.items()))
 
     def items(self) -> Sequence[ContextItem]:
         """The batch as ContextItems (built once, on first need, when it was given as columns)."""

@@ -82,7 +82,7 @@ class KindScorer(ScorerBase):
         kinds = batch.kinds()
         weights = self._by_folded_kind
         # Kinds are interned: a few distinct objects, each looked up once (by identity, not by hash).
-        distinct = {id(kind): kind for kind in kinds}
+        distinct = dict(zip(map(id, kinds), kinds, strict=True))  # one C-level pass
         known = {key: weights.get(ascii_fold(kind), 0.0) for key, kind in distinct.items()}
         return list(map(known.__getitem__, map(id, kinds)))
 

@@ -24,12 +24,17 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 
+from cupel import _numeric
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Embedder
 from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from cupel.scorers.columns import ItemColumns
 
 __all__ = ["STOP_WORDS", "RelevanceScorer", "bm25_scores", "query_terms", "stem"]
 
@@ -37,142 +42,15 @@ _WORD = re.compile(r"[^\W_]+")
 
 #: Function words dropped from queries and documents: they say nothing about what a text is about.
 STOP_WORDS = frozenset(
-    (
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "don",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "s",
-        "t",
-        "d",
-        "ll",
-        "m",
-        "re",
-        "ve",
-    )
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing don down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just me more
+    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves s t d ll m re ve
+    """.split()  # noqa: SIM905 - read as prose; the words one a line took 140 lines
 )
 
 _KEEP_DOUBLE = frozenset("lsz")
@@ -261,6 +139,66 @@ def _term_counts(
 ) -> dict[int, list[int]]:
     """For each text holding a query term, how often it holds each one (texts without any are absent).
 
+    Whole-list (:func:`_term_counts_columns`) for a long list when numpy is present, else
+    :func:`_term_counts_plain`, the reference; both give the same counts (a test compares them).
+    """
+    if len(texts) >= _numeric.THRESHOLD and _common(wanted, texts):
+        fast = _term_counts_columns(wanted, texts, stemming=stemming, stop_words=stop_words)
+        if fast is not None:
+            return fast
+    return _term_counts_plain(wanted, texts, stemming=stemming, stop_words=stop_words)
+
+
+def _common(wanted: list[str], texts: Sequence[str]) -> bool:
+    """Whether the terms occur often enough (as substrings, against a rough word count) that splitting
+    every text into words costs less than visiting each occurrence: a choice of path, not of result."""
+    sample = texts[:: max(1, len(texts) // 256)]  # a spread of at most about 256 texts
+    corpus = "\n".join(sample).lower()
+    occurrences = sum(map(corpus.count, wanted))
+    return 3 * occurrences > corpus.count(" ") + len(sample)
+
+
+def _term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
+    """The term a word counts for (``None``: a stop word)."""
+    return None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
+
+
+def _term_counts_columns(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]] | None:
+    """:func:`_term_counts_plain` in C-level passes (``None`` without numpy).
+
+    Every text is split into its words (maximal runs of letters and digits: the words the
+    substring search finds, each at a word start); each distinct word is mapped to its term once;
+    the occurrences are counted per text and term with numpy, with no Python step per word.
+    """
+    np = _numeric.numpy_module()
+    if np is None:
+        return None
+    found = list(map(_WORD.findall, map(str.lower, texts)))
+    words = list(chain.from_iterable(found))
+    if not words:
+        return {}
+    position = {term: index for index, term in enumerate(wanted)}
+    codes = {
+        word: position.get(_term_of(word, stemming=stemming, stop_words=stop_words), -1)  # type: ignore[arg-type]
+        for word in set(words)
+    }
+    code = np.fromiter(map(codes.__getitem__, words), dtype=np.int64, count=len(words))
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), list(map(len, found)))
+    keep = code >= 0
+    terms = len(wanted)
+    table = np.bincount(doc[keep] * terms + code[keep], minlength=len(texts) * terms)
+    table = table.reshape(len(texts), terms)
+    docs = np.flatnonzero(table.any(axis=1))
+    return dict(zip(docs.tolist(), table[docs].tolist(), strict=True))
+
+
+def _term_counts_plain(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]]:
+    """The reference :func:`_term_counts`: each term's occurrences found by substring search.
+
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
     whose term is wanted starts where the term occurs as a substring after a non-word character.
     The texts are searched as one lower-cased string, joined by a line break (which no word spans).
@@ -284,8 +222,7 @@ def _term_counts(
                 word = match.group()
                 found = term_of.get(word, "")
                 if found == "":
-                    found = None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
-                    term_of[word] = found
+                    found = term_of[word] = _term_of(word, stemming=stemming, stop_words=stop_words)
                 if found == term:
                     row = counts.get(doc := bisect_right(ends, start))
                     if row is None:
@@ -413,9 +350,17 @@ class RelevanceScorer(ScorerBase):
         return self.score_all([*items, item])[-1]
 
     def score_all(self, items: Sequence[ContextItem]) -> list[float]:
-        if self.query is None or not items:
-            return [0.0] * len(items)
-        texts = [item.content for item in items]
+        return self._score_texts([item.content for item in items])
+
+    def score_columns(self, batch: ItemColumns) -> list[float]:
+        """``score_all`` of the batch's contents (no item built for a batch given as columns)."""
+        if self.query is None:
+            return [0.0] * batch.count
+        return self._score_texts(batch.contents())
+
+    def _score_texts(self, texts: list[str]) -> list[float]:
+        if self.query is None or not texts:
+            return [0.0] * len(texts)
         raw = bm25_scores(
             self.query, texts, k1=self.k1, b=self.b, stemming=self.stemming, stop_words=self.stop_words
         )
@@ -425,7 +370,7 @@ class RelevanceScorer(ScorerBase):
             return self._spread(lexical)
         if not query_terms(self.query, stemming=self.stemming, stop_words=self.stop_words):
             # A query of stop words only carries no signal for either half: every item scores the same.
-            return [0.0] * len(items)
+            return [0.0] * len(texts)
         semantic = _cosines(self.embedder, self.query, texts)
         weight = self.semantic_weight
         return self._spread(
