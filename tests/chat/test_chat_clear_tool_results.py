@@ -103,13 +103,15 @@ def test_off_by_default_and_on_when_asked() -> None:
     assert _cleared_ids(cleared)
 
 
-def test_the_agent_presets_clear_by_default() -> None:
+def test_the_tool_use_preset_clears_by_default() -> None:
     from cupel.policy import get_preset
 
-    for name in ("tool_use", "long_running"):
-        chat = get_preset(name).chat
-        assert chat is not None and chat.clear_tool_results == ToolResultClearing()
-    assert get_preset("chat").chat is None
+    chat = get_preset("tool_use").chat
+    assert chat is not None and chat.clear_tool_results == ToolResultClearing()
+    # Long sessions: clearing oldest first drops results the question needs (docs/chat.md).
+    for name in ("chat", "long_running"):
+        settings = get_preset(name).chat
+        assert settings is not None and settings.clear_tool_results is None
 
 
 def test_nothing_is_cleared_when_the_transcript_fits() -> None:

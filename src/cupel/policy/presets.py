@@ -37,7 +37,6 @@ the chat defaults.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from cupel import scorers, slicers  # packages whose members are imported on first use
@@ -100,7 +99,9 @@ _CHAT = ChatSettings(recent_share=_CHAT_RECENT_SHARE)
 _AGENT_CHAT = ChatSettings(keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE)
 # tool_use also clears older tool results before dropping units: on agent loops it keeps more of the
 # evidence; on long sessions it clears relevant results blindly (docs/eval.md), so long_running does not.
-_TOOL_CHAT = dataclasses.replace(_AGENT_CHAT, clear_tool_results=ToolResultClearing())
+_TOOL_CHAT = ChatSettings(
+    keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE, clear_tool_results=ToolResultClearing()
+)
 
 
 def _conversation_relevance() -> scorers.RelevanceScorer:
