@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import anthropic_transcripts, openai_transcripts, to_langchain
@@ -115,10 +116,10 @@ def test_last_output_is_a_valid_suffix(
         return
     kept = positions(result.messages, messages)
     assert kept == sorted(kept)
-    # "last" starts on a user message: a transcript with none (OpenAI allows it) leaves an empty window.
+    # "last" starts on a user message; a transcript with none (OpenAI allows it) has no question to start
+    # on, so its window starts between any units (and raises when not even the newest unit fits).
     asked = any(message["role"] == "user" for message in messages)
     keeps_valid(list(result.messages), messages, provider, answerable=asked)
-    assert asked or list(result.messages) == [m for m in messages if m["role"] in ("system", "developer")]
     assert result.tokens <= budget
     plain = to_messages(select_last(messages_to_items(messages), resolve_budget(budget)).kept_items())
     if any(m["role"] == "user" for m in messages) and not any(m["role"] == "user" for m in plain):
@@ -133,7 +134,7 @@ def test_last_output_is_a_valid_suffix(
     assert kept[: len(kept) - len(window)] == list(range(lead))
     if window:
         assert window == list(range(window[0], len(messages)))
-        assert messages[window[0]]["role"] == "user"
+        assert messages[window[0]]["role"] == "user" or not asked
     # The window read from the end is the window chosen over the whole transcript's items.
     choice = select_last(messages_to_items(messages), resolve_budget(budget))
     assert list(result.messages) == to_messages(choice.kept_items(), system_first=False)
@@ -144,6 +145,15 @@ def test_last_output_is_a_valid_suffix(
         assert entry.reason.name in ("BudgetExceeded", "IncompleteTurn")
         if entry.reason.name == "BudgetExceeded":
             assert entry.reason.item_tokens > entry.reason.available_tokens  # type: ignore[attr-defined]
+
+
+def test_last_without_a_user_message_keeps_the_newest_units() -> None:
+    """No question to start on: the window keeps the newest units, a later system message in place."""
+    messages = [{"role": "assistant", "content": ""}, {"role": "system", "content": ""}]
+    assert select_messages(messages, 8, strategy="last").messages == tuple(messages)
+    assert select_messages(messages, 4, strategy="last").messages == (messages[1],)
+    with pytest.raises(BudgetOverflowError):  # no unit fits: an empty window is never sent
+        select_messages(messages, 3, strategy="last")
 
 
 @settings(max_examples=EXAMPLES // 2, deadline=None)

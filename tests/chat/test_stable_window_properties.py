@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests.chat._transcripts import anthropic_transcripts, openai_transcripts
 from tests.profiles import examples
@@ -63,8 +63,24 @@ def same_messages(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
     return json.dumps(left, sort_keys=True) == json.dumps(right, sort_keys=True)
 
 
+CALL = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": ""}}
+
+
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(transcripts, STRATEGIES, st.integers(40, 400), st.sampled_from([(1.0, 0.6), (0.9, 0.3), (1.0, 1.0)]))
+# No user message (OpenAI allows it), answerable on its tool result: "last" keeps the newest units.
+@example(
+    (
+        "openai",
+        [
+            {"role": "assistant", "content": None, "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "call_0", "content": ""},
+        ],
+    ),
+    "last",
+    40,
+    (1.0, 0.6),
+)
 def test_every_turn_is_valid_and_prefix_stable_between_compactions(
     case: tuple[str, list[dict[str, Any]]], strategy: str, budget: int, marks: tuple[float, float]
 ) -> None:

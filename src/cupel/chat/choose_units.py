@@ -277,7 +277,7 @@ def select_last(items: Sequence[ContextItem], budget: ContextBudget, *, start_on
         start -= 1
         used += items[start].tokens
     fitted = start
-    if start_on == "user":
+    if start_on == "user" and any("user" in unit_roles(item) for item in items[lead:]):  # else start anywhere
         while start < count and unit_roles(items[start])[0] != "user":
             used -= items[start].tokens
             start += 1
@@ -385,7 +385,7 @@ def scan_last(
             f"messages[{lead}]..: a tool result answers no tool call made by an earlier assistant message "
             "(a tool result must follow its call)"
         )
-    if start_on == "user":
+    if start_on == "user" and any(views(index).role == "user" for index in range(lead, count)):
         while start < count:
             # A unit never opens on a user message that answers calls: that one joins its call's unit.
             if views(start).role == "user":
@@ -421,24 +421,24 @@ def _skip_unit(
 
 def lacks_question(roles: Callable[[int], object], count: int, start: int, lead: int) -> bool:
     """Whether a ``"last"`` window (``0..lead-1``, then ``start`` on) holds no user message although
-    the transcript has one after its leading messages."""
-    return not any(roles(index) == "user" for index in range(start, count)) and any(
-        roles(index) == "user" for index in range(lead, min(start, count))
+    the transcript has one after its leading messages, or (a transcript without one) holds no unit."""
+    return not any(roles(index) == "user" for index in range(start, count)) and (
+        lead < start == count or any(roles(index) == "user" for index in range(lead, min(start, count)))
     )
 
 
 def last_with_question(items: Sequence[ContextItem], budget: ContextBudget, rule: OverflowStrategy) -> Choice:
     """The ``"last"`` window when no user message fits in it: the leading system units, the last user
-    message's unit (the task) and what :func:`~cupel.chat.choose.latest_overflow` keeps after it
-    (``PROCEED`` as ``TRUNCATE``: a question is what must fit)."""
+    message's unit (the task; else the newest unit) and what ``latest_overflow`` keeps after it."""
     lead = 0
     while lead < len(items) and items[lead].pinned and unit_roles(items[lead])[0] in SYSTEM_ROLES:
         lead += 1
     pinned_tokens = sum(item.tokens for item in items[:lead])
     available = available_tokens(budget, pinned_tokens)
-    task = max(p for p in range(lead, len(items)) if unit_roles(items[p])[0] == "user")
+    asks = [p for p in range(lead, len(items)) if unit_roles(items[p])[0] == "user"]
+    task = asks[-1] if asks else len(items) - 1
     if rule is OverflowStrategy.PROCEED:
-        rule = OverflowStrategy.TRUNCATE
+        rule = OverflowStrategy.TRUNCATE  # a question is what must fit
     tokens = [item.tokens for item in items[task:]]
     flags, why, used = latest_overflow(tokens, available, pinned_tokens, budget, rule)
     kept = [position < lead for position in range(task)] + flags
