@@ -34,6 +34,7 @@ import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,17 @@ def _cases(
     }
 
 
+def _interleaved(cases: dict[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
+    """Each case's times over ``repeat`` rounds, the cases interleaved within a round, after a warm-up."""
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for function in cases.values():
+        function()  # warm up
+    for _ in range(repeat):
+        for name, function in cases.items():
+            times[name].append(_time(function))
+    return times
+
+
 def _ratios(times: list[float], peers: list[float]) -> dict[str, float]:
     ratios = [a / b for a, b in zip(times, peers, strict=True)]
     return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)}
@@ -123,13 +135,7 @@ def run(sizes: list[int], repeat: int) -> dict[str, object]:
         items, query = make_items(size)
         total = sum(item.tokens for item in items)
         budget = ContextBudget(total // 10, total // 10)
-        cases = _cases(pipeline, items, budget, query)
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        for function in cases.values():
-            function()  # warm up
-        for _ in range(repeat):
-            for name, function in cases.items():
-                times[name].append(_time(function))
+        times = _interleaved(_cases(pipeline, items, budget, query), repeat)
         results[str(size)] = {
             "median_ms": {name: statistics.median(values) * 1000 for name, values in times.items()},
             "select_vs_no_query": _ratios(times["select"], times["select, no query"]),
@@ -161,20 +167,14 @@ def run_chat(path: Path, repeat: int) -> dict[str, object]:
     results: dict[str, object] = {}
     for conversation, messages in first.items():
         cases: dict[str, Callable[[], object]] = {
-            "auto query": lambda m=messages: select_messages(m, 2000, counter=counter),
-            "no query": lambda m=messages: select_messages(m, 2000, counter=counter, query=None),
+            "auto query": partial(select_messages, messages, 2000, counter=counter),
+            "no query": partial(select_messages, messages, 2000, counter=counter, query=None),
         }
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        for function in cases.values():
-            function()  # warm up
-        for _ in range(repeat):
-            for name, function in cases.items():
-                times[name].append(_time(function))
-        ratios = [a / b for a, b in zip(times["auto query"], times["no query"], strict=True)]
+        times = _interleaved(cases, repeat)
         results[conversation] = {
             "messages": len(messages),
             "median_ms": {name: statistics.median(values) * 1000 for name, values in times.items()},
-            "auto_vs_no_query": {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)},
+            "auto_vs_no_query": _ratios(times["auto query"], times["no query"]),
         }
     return results
 
