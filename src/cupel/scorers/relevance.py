@@ -142,11 +142,17 @@ def _term_counts(
     Whole-list (:func:`_term_counts_columns`) for a long list when numpy is present, else
     :func:`_term_counts_plain`, the reference; both give the same counts (a test compares them).
     """
-    if len(texts) >= _numeric.THRESHOLD and _common(wanted, texts):
+    if len(texts) >= _WHOLE_LIST_MINIMUM and _common(wanted, texts):
         fast = _term_counts_columns(wanted, texts, stemming=stemming, stop_words=stop_words)
         if fast is not None:
             return fast
     return _term_counts_plain(wanted, texts, stemming=stemming, stop_words=stop_words)
+
+
+#: Below this many texts the substring search is cheap whatever the terms; from it on, terms common in
+#: the texts (every chat message naming them) make visiting each occurrence cost more than a whole-list
+#: word split (docs/performance.md).
+_WHOLE_LIST_MINIMUM = 64
 
 
 def _common(wanted: list[str], texts: Sequence[str]) -> bool:
