@@ -13,7 +13,9 @@ arguments) unless it says "warm": those pass one ``ChatSession`` to every call, 
 does. "warm turn" is the per-turn cost of a growing transcript through a session (each call sees the
 transcript one user/assistant exchange longer, the session kept from the call before), and its ratio
 is to a cold ``"turns"`` call on the same transcript. "+ report" builds the report and reads every
-entry's item (content, tokens, metadata), score and reason.
+entry's item (content, tokens, metadata), score and reason. Every cupel case runs the default
+``chat`` preset with the default ``query="auto"`` (its relevance term scores older turns against the
+latest user message) except "query=None", the same selection without a query.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def trim(messages: list[Any]) -> list[Any]:
 
 def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable[[], object]]:
     def cupel(
-        strategy: str, *, report: bool = False, on: str = "dicts", warm: bool = False
+        strategy: str, *, report: bool = False, on: str = "dicts", warm: bool = False, query: bool = True
     ) -> Callable[[], object]:
         session = ChatSession() if warm else None
 
@@ -104,6 +106,7 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
                     options=OPTIONS,
                     strategy=strategy,  # type: ignore[arg-type]
                     session=session,
+                    query="auto" if query else None,
                 )
             if report:
                 built = chosen.report
@@ -122,6 +125,7 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         "cupel last (dicts)": cupel("last"),
         "cupel last (objects)": cupel("last", on="objects"),
         "cupel turns (dicts)": cupel("turns"),
+        "cupel turns (dicts, query=None)": cupel("turns", query=False),
         "cupel turns (objects)": cupel("turns", on="objects"),
         "cupel turns + report": cupel("turns", report=True),
         "cupel turns + report (objects)": cupel("turns", report=True, on="objects"),
