@@ -151,7 +151,7 @@ def _term_counts(
 
 #: Below this many texts the substring search is cheap whatever the terms; from it on, terms common in
 #: the texts (every chat message naming them) make visiting each occurrence cost more than a whole-list
-#: word split (docs/performance.md).
+#: word split (README, "Chat trimming"; docs/spec-notes.md, "What relevance costs").
 _WHOLE_LIST_MINIMUM = 64
 
 
