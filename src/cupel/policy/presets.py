@@ -29,8 +29,9 @@ Chat transcripts (:func:`cupel.chat.select_messages`) are trimmed by whole turns
 give the run of most recent turns 10% of the budget left after the latest turn (``recent_share``;
 the rest goes by score), so the last exchange stays while older turns compete on relevance.
 ``chat`` starts without the first turn; ``tool_use`` and ``long_running`` keep it
-(``keep_first_turn``), because an agent loop states its task once, at the start. Other presets use
-the chat defaults.
+(``keep_first_turn``), because an agent loop states its task once, at the start; ``tool_use`` also
+clears older tool results before it drops units (``clear_tool_results``). Other presets use the chat
+defaults.
 
 ``get_preset("code-review")`` also works: names are matched case-insensitively, ``-`` as ``_``.
 """
@@ -98,7 +99,7 @@ _CHAT = ChatSettings(recent_share=_CHAT_RECENT_SHARE)
 # Agent loops restate their task only once, in the first turn: the agent presets keep it.
 _AGENT_CHAT = ChatSettings(keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE)
 # tool_use also clears older tool results before dropping units: on agent loops it keeps more of the
-# evidence; on long sessions it clears relevant results blindly (docs/eval.md), so long_running does not.
+# evidence; on long sessions it clears relevant results blindly (docs/chat.md), so long_running does not.
 _TOOL_CHAT = ChatSettings(
     keep_first_turn=True, recent_share=_CHAT_RECENT_SHARE, clear_tool_results=ToolResultClearing()
 )
