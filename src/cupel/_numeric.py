@@ -269,16 +269,12 @@ def densities(np: Any, index: Any, tokens: Sequence[int], scores: Sequence[float
     return counts, density, values
 
 
-def greedy_order(
-    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]
-) -> tuple[list[int], list[int]] | None:
-    """Candidates of ``order`` by value density descending (ties by position in ``order``) and their
-    token counts in that order, or None."""
+def greedy_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]) -> list[int] | None:
+    """Candidates of ``order`` by value density descending (ties by position in ``order``), or None."""
     found = _large_density_order(order, tokens, scores)
     if found is None:
         return None
-    _, by_density, counts = found
-    return by_density.tolist(), counts.tolist()
+    return found[1].tolist()  # type: ignore[no-any-return]
 
 
 def greedy_fill(

@@ -37,18 +37,25 @@ def greedy_select(
         filled = _numeric.greedy_fill(order, tokens, scores, target)
         if filled is not None:
             return filled
-    fast = _numeric.greedy_order(order, tokens, scores)
-    if fast is None:
+    by_density = _numeric.greedy_order(order, tokens, scores)
+    if by_density is None:
         densities = [_MAX_FLOAT if tokens[index] == 0 else scores[index] / tokens[index] for index in order]
         # A stable sort, so equal densities keep their position in ``order``; NaN densities go last.
         positions = descending_indices(range(len(densities)), densities)
         by_density = [order[position] for position in positions]
-        counts = [tokens[index] for index in by_density]
-    else:
-        by_density, counts = fast
+    return fill_in_order(by_density, tokens, target, skipped)
+
+
+def fill_in_order(
+    order: Sequence[int], tokens: Sequence[int], target: int, skipped: list[tuple[int, int]] | None = None
+) -> list[int]:
+    """Keep each index of ``order`` whose tokens still fit ``target``, in that order, no backtracking
+    (the fill of GreedySlice and ScoreSlice); with ``skipped``, each index left out is appended with the
+    tokens remaining when it was considered."""
     remaining = target
     chosen: list[int] = []
-    for index, count in zip(by_density, counts, strict=True):
+    for index in order:
+        count = tokens[index]
         # Zero-token items always pass: remaining never drops below zero.
         if count <= remaining:
             chosen.append(index)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cupel.model import ContextBudget, ContextItem, ScoredItem
+from cupel.slicers.greedy import fill_in_order
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
@@ -24,16 +25,7 @@ def score_select(
     """SCORE-SLICE on parallel lists: ``order`` holds the candidates' indices by score, highest first
     (the pipeline's Stage 4 order: ties by index, NaN last). Each is kept if it still fits; zero-token
     items always fit. With ``skipped``, every index left out is appended with the tokens remaining."""
-    remaining = target
-    chosen: list[int] = []
-    for index in order:
-        count = tokens[index]
-        if count <= remaining:
-            chosen.append(index)
-            remaining -= count
-        elif skipped is not None:
-            skipped.append((index, remaining))
-    return chosen
+    return fill_in_order(order, tokens, target, skipped)
 
 
 class ScoreSlice:
