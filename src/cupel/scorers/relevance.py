@@ -24,7 +24,7 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate, chain
+from itertools import accumulate
 
 from cupel import _numeric
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
@@ -34,6 +34,8 @@ from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from cupel.scorers.columns import ItemColumns
 
 __all__ = ["STOP_WORDS", "RelevanceScorer", "bm25_scores", "query_terms", "stem"]
@@ -139,29 +141,30 @@ def _term_counts(
 ) -> dict[int, list[int]]:
     """For each text holding a query term, how often it holds each one (texts without any are absent).
 
-    Whole-list (:func:`_term_counts_columns`) for a long list when numpy is present, else
-    :func:`_term_counts_plain`, the reference; both give the same counts (a test compares them).
+    Whole-list (:func:`_term_counts_array`) for a long list of texts that hold the terms often, when
+    numpy is present, else :func:`_term_counts_plain`, the reference; both give the same counts (a
+    test compares them).
     """
     if len(texts) >= _WHOLE_LIST_MINIMUM and _common(wanted, texts):
-        fast = _term_counts_columns(wanted, texts, stemming=stemming, stop_words=stop_words)
+        fast = _term_counts_array(wanted, texts, stemming=stemming, stop_words=stop_words)
         if fast is not None:
             return fast
     return _term_counts_plain(wanted, texts, stemming=stemming, stop_words=stop_words)
 
 
 #: Below this many texts the substring search is cheap whatever the terms; from it on, terms common in
-#: the texts (every chat message naming them) make visiting each occurrence cost more than a whole-list
-#: word split (README, "Chat trimming"; docs/spec-notes.md, "What relevance costs").
+#: the texts (every chat message naming them) make visiting each occurrence cost more than the
+#: whole-array passes (docs/spec-notes.md, "What relevance costs").
 _WHOLE_LIST_MINIMUM = 64
 
 
 def _common(wanted: list[str], texts: Sequence[str]) -> bool:
-    """Whether the terms occur often enough (as substrings, against a rough word count) that splitting
-    every text into words costs less than visiting each occurrence: a choice of path, not of result."""
+    """Whether the terms occur often enough (as substrings, against a rough word count) that the
+    whole-array passes cost less than visiting each occurrence: a choice of path, not of result."""
     sample = texts[:: max(1, len(texts) // 256)]  # a spread of at most about 256 texts
     corpus = "\n".join(sample).lower()
     occurrences = sum(map(corpus.count, wanted))
-    return 3 * occurrences > corpus.count(" ") + len(sample)
+    return 10 * occurrences > corpus.count(" ") + len(sample)
 
 
 def _term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
@@ -169,35 +172,143 @@ def _term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
     return None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
 
 
-def _term_counts_columns(
+def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
+    """The texts lower-cased, each after a line break (which no word spans) and all before eight
+    more, and where each ends (the offset just past its line break): text ``i`` holds the offsets
+    before ``ends[i]``. The padding gives every word a non-word character before it and lets an
+    eight-character window start anywhere in the texts."""
+    lengths = list(map(len, texts))
+    corpus = "\n".join(["", *texts, _PADDING]).lower()
+    if len(corpus) != sum(lengths) + len(texts) + len(_PADDING) + 1:
+        # A character whose lower case is longer (İ): lower each text on its own.
+        lowered = [text.lower() for text in texts]
+        corpus = "\n".join(["", *lowered, _PADDING])
+        lengths = list(map(len, lowered))
+    return corpus, list(accumulate(lengths, lambda total, length: total + length + 1, initial=1))[1:]
+
+
+_PADDING = "\n" * 7
+
+
+def _term_counts_array(
     wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
 ) -> dict[int, list[int]] | None:
-    """:func:`_term_counts_plain` in C-level passes (``None`` without numpy).
+    r""":func:`_term_counts_plain` in whole-array passes (``None`` without numpy).
 
-    Every text is split into its words (maximal runs of letters and digits: the words the
-    substring search finds, each at a word start); each distinct word is mapped to its term once;
-    the occurrences are counted per text and term with numpy, with no Python step per word.
+    The lower-cased corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a
+    mask of its word units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern).
+    Each word's first eight bytes are read as one integer, so the words a term begins are found with
+    one comparison over all words; each distinct such word is mapped to its term once, in Python;
+    the matches are counted per text by binary search of where each text ends.
     """
     np = _numeric.numpy_module()
     if np is None:
         return None
-    found = list(map(_WORD.findall, map(str.lower, texts)))
-    words = list(chain.from_iterable(found))
-    if not words:
-        return {}
-    position = {term: index for index, term in enumerate(wanted)}
-    codes = {
-        word: position.get(_term_of(word, stemming=stemming, stop_words=stop_words), -1)  # type: ignore[arg-type]
-        for word in set(words)
-    }
-    code = np.fromiter(map(codes.__getitem__, words), dtype=np.int64, count=len(words))
-    doc = np.repeat(np.arange(len(texts), dtype=np.int64), list(map(len, found)))
-    keep = code >= 0
-    terms = len(wanted)
-    table = np.bincount(doc[keep] * terms + code[keep], minlength=len(texts) * terms)
-    table = table.reshape(len(texts), terms)
-    docs = np.flatnonzero(table.any(axis=1))
-    return dict(zip(docs.tolist(), table[docs].tolist(), strict=True))
+    corpus, ends = _lowered(texts)
+    words = _Words(np, corpus)
+    bounds = np.asarray(ends, dtype=np.int64)
+    columns: list[Any] = [None] * len(wanted)
+    for index in sorted(range(len(wanted)), key=lambda index: len(wanted[index])):
+        # In order of length: the terms of a length share their masked keys.
+        found = words.of_term(wanted[index], stemming=stemming, stop_words=stop_words)
+        columns[index] = np.diff(np.searchsorted(found, bounds), prepend=0)
+    table = np.stack(columns, axis=1)
+    present = np.flatnonzero(table.any(axis=1))
+    return dict(zip(present.tolist(), table[present].tolist(), strict=True))
+
+
+#: Byte -> 1 for an ASCII letter or digit, else 0: the word mask of an ASCII corpus in one pass.
+_WORD_BYTES = bytes(1 if chr(code).isascii() and chr(code).isalnum() else 0 for code in range(256))
+
+
+class _Words:
+    """The words of a lower-cased corpus, for :func:`_term_counts_array` (one call's, never kept).
+
+    ``codes``: the corpus (:func:`_lowered`, padded) as code units, so that an eight-byte window
+    (``windows``) starts at every unit of a text; ``is_word``: the mask of word units;
+    ``starts``: where each word starts; ``keys``: each word's first eight bytes as an integer.
+    """
+
+    def __init__(self, np: Any, corpus: str) -> None:
+        self.np = np
+        self.corpus = corpus
+        if corpus.isascii():
+            self.encoding, self.width = "ascii", 1
+            data = corpus.encode("ascii")
+            self.codes = np.frombuffer(data, dtype=np.uint8)
+            self.is_word = np.frombuffer(data.translate(_WORD_BYTES), dtype=bool)
+        else:
+            self.encoding, self.width = "utf-32-le", 4
+            data = corpus.encode("utf-32-le", "surrogatepass")
+            self.codes = codes = np.frombuffer(data, dtype=np.uint32)
+            # Lower-cased: no A-Z. Letters and digits beyond ASCII are found among the distinct units.
+            self.is_word = ((codes >= 97) & (codes <= 122)) | ((codes >= 48) & (codes <= 57))
+            wide = np.unique(codes[codes >= 128])
+            alnum = [chr(code).isalnum() for code in wide.tolist()]
+            self.is_word |= np.isin(codes, wide[np.asarray(alnum, dtype=bool)])
+        self.starts = np.flatnonzero(self.is_word[1:] > self.is_word[:-1])
+        self.starts += 1
+        # An eight-byte window at every unit (unaligned reads of the same buffer, no copy).
+        self.windows = np.ndarray(
+            (len(self.codes) - 8 // self.width + 1,), "<u8", data, strides=(self.width,)
+        )
+        self.keys = self.windows[self.starts]
+        self._heads = np.empty_like(self.keys)  # reused: a fresh array of this size costs page faults
+        self._mask: int | None = None
+
+    def _head_keys(self, mask: int) -> Any:
+        """Every word's key with only the bytes ``mask`` selects (kept for the next term of its length)."""
+        if mask != self._mask:
+            self.np.bitwise_and(self.keys, self.np.uint64(mask), out=self._heads)
+            self._mask = mask
+        return self._heads
+
+    def of_term(self, term: str, *, stemming: bool, stop_words: bool) -> Any:
+        """The offsets (sorted) of the words whose term is ``term``."""
+        np = self.np
+        if self.width == 1 and not term.isascii():
+            return np.empty(0, dtype=np.int64)
+        head = term.encode(self.encoding, "surrogatepass")[:8]
+        mask = (1 << 8 * len(head)) - 1
+        # A shorter word fails the comparison at its end: a non-word unit is no term's.
+        found = self.starts[np.flatnonzero(self._head_keys(mask) == int.from_bytes(head, "little"))]
+        for offset in range(len(head) // self.width, len(term)):  # the units beyond the key's
+            found = found[self.codes[found + offset] == ord(term[offset])]
+        longer = self.is_word[found + len(term)]
+        exact = found[~longer]
+        if _term_of(term, stemming=stemming, stop_words=stop_words) != term:
+            exact = exact[:0]
+        if not longer.any():
+            return exact
+        return np.sort(np.concatenate([exact, self._longer(term, found[longer], stemming, stop_words)]))
+
+    def _longer(self, term: str, found: Any, stemming: bool, stop_words: bool) -> Any:
+        """Those of ``found`` (words that begin with ``term`` and go on) whose term is ``term``: the
+        words are grouped by length and each distinct one is mapped to its term once."""
+        np = self.np
+        lengths = np.full(len(found), len(term) + 1, dtype=np.int64)
+        going = np.arange(len(found))
+        while len(going):  # one more unit at a time, for the words that have not ended yet
+            going = going[self.is_word[found[going] + lengths[going]]]
+            lengths[going] += 1
+        keep = np.zeros(len(found), dtype=bool)
+        step = 8 // self.width
+        for length in np.unique(lengths).tolist():
+            group = np.flatnonzero(lengths == length)
+            tails = found[group] + len(term)
+            columns = []
+            for offset in range(0, length - len(term), step):  # the suffix, eight bytes at a time
+                units = min(step, length - len(term) - offset)
+                columns.append(self.windows[tails + offset] & np.uint64((1 << 8 * units * self.width) - 1))
+            suffixes = columns[0] if len(columns) == 1 else np.stack(columns, axis=1)
+            _, first, inverse = np.unique(suffixes, axis=0, return_index=True, return_inverse=True)
+            matches = [
+                _term_of(self.corpus[begin : begin + length], stemming=stemming, stop_words=stop_words)
+                == term
+                for begin in found[group[first]].tolist()
+            ]
+            keep[group] = np.asarray(matches, dtype=bool)[inverse.reshape(-1)]
+        return found[keep]
 
 
 def _term_counts_plain(
@@ -207,15 +318,8 @@ def _term_counts_plain(
 
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
     whose term is wanted starts where the term occurs as a substring after a non-word character.
-    The texts are searched as one lower-cased string, joined by a line break (which no word spans).
     """
-    corpus = "\n".join(texts).lower()
-    if len(corpus) == sum(map(len, texts)) + len(texts) - 1:
-        ends = list(accumulate(map((1).__add__, map(len, texts))))
-    else:  # a character whose lower case is longer (İ): lower each text on its own
-        lowered = [text.lower() for text in texts]
-        corpus = "\n".join(lowered)
-        ends = list(accumulate(map((1).__add__, map(len, lowered))))
+    corpus, ends = _lowered(texts)
     term_of: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
     counts: dict[int, list[int]] = {}
     for index, term in enumerate(wanted):
