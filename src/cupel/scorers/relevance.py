@@ -109,25 +109,30 @@ def bm25_scores(
     """Okapi BM25 of every text against ``query``, the texts being the corpus; unnormalised, >= 0.
 
     ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` (never negative); the length of a text is its
-    number of characters. A text without any query term scores 0.0, exactly.
+    number of characters. A text without any query term scores 0.0, exactly. Terms that many of a
+    long list's texts hold are counted and summed in whole-array passes (numpy), the same floats.
     """
     wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
     count = len(texts)
-    scores = [0.0] * count
     if not wanted or not count:
-        return scores
-    found = sorted(_term_counts(wanted, texts, stemming=stemming, stop_words=stop_words).items())
+        return [0.0] * count
+    lengths = list(map(len, texts))
+    average = sum(lengths) / count
+    if count >= _WHOLE_LIST_MINIMUM and _common(wanted, texts):
+        np = _numeric.numpy_module()
+        if np is not None:
+            table = _term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words)
+            return _bm25_of_table(np, table, lengths, average, k1=k1, b=b)
+    scores = [0.0] * count
+    found = sorted(_term_counts_plain(wanted, texts, stemming=stemming, stop_words=stop_words).items())
     frequency = [0] * len(wanted)
     for _, row in found:
         for index, value in enumerate(row):
             if value:
                 frequency[index] += 1
-    if not found:
-        return scores
-    idf = [math.log(1.0 + (count - df + 0.5) / (df + 0.5)) for df in frequency]
-    average = sum(map(len, texts)) / count
+    idf = _idf(frequency, count)
     for doc, row in found:
-        norm = k1 * (1.0 - b + b * len(texts[doc]) / average) if average > 0 else k1
+        norm = k1 * (1.0 - b + b * lengths[doc] / average) if average > 0 else k1
         total = 0.0
         for index, value in enumerate(row):
             if value:
@@ -136,20 +141,31 @@ def bm25_scores(
     return scores
 
 
-def _term_counts(
-    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
-) -> dict[int, list[int]]:
-    """For each text holding a query term, how often it holds each one (texts without any are absent).
+def _idf(frequency: list[int], count: int) -> list[float]:
+    """Each term's inverse document frequency from the number of texts holding it (``df``)."""
+    return [math.log(1.0 + (count - df + 0.5) / (df + 0.5)) for df in frequency]
 
-    Whole-list (:func:`_term_counts_array`) for a long list of texts that hold the terms often, when
-    numpy is present, else :func:`_term_counts_plain`, the reference; both give the same counts (a
-    test compares them).
-    """
-    if len(texts) >= _WHOLE_LIST_MINIMUM and _common(wanted, texts):
-        fast = _term_counts_array(wanted, texts, stemming=stemming, stop_words=stop_words)
-        if fast is not None:
-            return fast
-    return _term_counts_plain(wanted, texts, stemming=stemming, stop_words=stop_words)
+
+def _bm25_of_table(
+    np: Any, table: Any, lengths: list[int], average: float, *, k1: float, b: float
+) -> list[float]:
+    """:func:`bm25_scores`' sums over a table of counts (a row a text, a column a term), column by
+    column in the reference's order of operations, so that the floats are the same, bit for bit."""
+    idf = _idf(np.count_nonzero(table, axis=0).tolist(), len(lengths))
+    if average > 0:
+        norm = k1 * (1.0 - b + b * np.asarray(lengths, dtype=np.float64) / average)
+    else:
+        norm = np.full(len(lengths), k1)
+    total = np.zeros(len(lengths))
+    term = np.zeros(len(lengths))
+    for index, weight in enumerate(idf):
+        value = table[:, index].astype(np.float64)
+        present = value > 0  # the reference adds nothing for a term a text lacks (0/0 when k1 = 0)
+        np.divide(weight * value * (k1 + 1.0), value + norm, out=term, where=present)
+        term[~present] = 0.0
+        total += term
+    result: list[float] = total.tolist()
+    return result
 
 
 #: Below this many texts the substring search is cheap whatever the terms; from it on, terms common in
@@ -190,10 +206,8 @@ def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
 _PADDING = "\n" * 7
 
 
-def _term_counts_array(
-    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
-) -> dict[int, list[int]] | None:
-    r""":func:`_term_counts_plain` in whole-array passes (``None`` without numpy).
+def _term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
+    r""":func:`_term_counts_plain` in whole-array passes, as a table: a row a text, a column a term.
 
     The lower-cased corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a
     mask of its word units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern).
@@ -201,9 +215,6 @@ def _term_counts_array(
     one comparison over all words; each distinct such word is mapped to its term once, in Python;
     the matches are counted per text by binary search of where each text ends.
     """
-    np = _numeric.numpy_module()
-    if np is None:
-        return None
     corpus, ends = _lowered(texts)
     words = _Words(np, corpus)
     bounds = np.asarray(ends, dtype=np.int64)
@@ -212,9 +223,7 @@ def _term_counts_array(
         # In order of length: the terms of a length share their masked keys.
         found = words.of_term(wanted[index], stemming=stemming, stop_words=stop_words)
         columns[index] = np.diff(np.searchsorted(found, bounds), prepend=0)
-    table = np.stack(columns, axis=1)
-    present = np.flatnonzero(table.any(axis=1))
-    return dict(zip(present.tolist(), table[present].tolist(), strict=True))
+    return np.stack(columns, axis=1)
 
 
 #: Byte -> 1 for an ASCII letter or digit, else 0: the word mask of an ASCII corpus in one pass.
@@ -222,7 +231,7 @@ _WORD_BYTES = bytes(1 if chr(code).isascii() and chr(code).isalnum() else 0 for 
 
 
 class _Words:
-    """The words of a lower-cased corpus, for :func:`_term_counts_array` (one call's, never kept).
+    """The words of a lower-cased corpus, for :func:`_term_table` (one call's, never kept).
 
     ``codes``: the corpus (:func:`_lowered`, padded) as code units, so that an eight-byte window
     (``windows``) starts at every unit of a text; ``is_word``: the mask of word units;
@@ -314,7 +323,8 @@ class _Words:
 def _term_counts_plain(
     wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
 ) -> dict[int, list[int]]:
-    """The reference :func:`_term_counts`: each term's occurrences found by substring search.
+    """How often each text holds each term (texts without any are absent), by substring search: the
+    reference of :func:`_term_table`, and the path for terms that few texts hold.
 
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
     whose term is wanted starts where the term occurs as a substring after a non-word character.
