@@ -177,7 +177,7 @@ _WHOLE_LIST_MINIMUM = 64
 def _common(wanted: list[str], texts: Sequence[str]) -> bool:
     """Whether the terms occur often enough (as substrings, against a rough word count) that the
     whole-array passes cost less than visiting each occurrence: a choice of path, not of result."""
-    sample = texts[:: max(1, len(texts) // 256)]  # a spread of at most about 256 texts
+    sample = texts[:: max(1, len(texts) // 64)]  # a spread of at most about 64 texts
     corpus = "\n".join(sample).lower()
     occurrences = sum(map(corpus.count, wanted))
     return 10 * occurrences > corpus.count(" ") + len(sample)
