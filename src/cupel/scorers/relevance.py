@@ -211,18 +211,17 @@ def _term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: b
 
     The lower-cased corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a
     mask of its word units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern).
-    Each word's first eight bytes are read as one integer, so the words a term begins are found with
-    one comparison over all words; each distinct such word is mapped to its term once, in Python;
+    The words a term begins are those with its first unit whose first eight bytes, read as one
+    integer, match the term's; each distinct such word is mapped to its term once, in Python;
     the matches are counted per text by binary search of where each text ends.
     """
     corpus, ends = _lowered(texts)
     words = _Words(np, corpus)
     bounds = np.asarray(ends, dtype=np.int64)
-    columns: list[Any] = [None] * len(wanted)
-    for index in sorted(range(len(wanted)), key=lambda index: len(wanted[index])):
-        # In order of length: the terms of a length share their masked keys.
-        found = words.of_term(wanted[index], stemming=stemming, stop_words=stop_words)
-        columns[index] = np.diff(np.searchsorted(found, bounds), prepend=0)
+    columns = []
+    for term in wanted:
+        found = words.of_term(term, stemming=stemming, stop_words=stop_words)
+        columns.append(np.diff(np.searchsorted(found, bounds), prepend=0))
     return np.stack(columns, axis=1)
 
 
@@ -235,7 +234,7 @@ class _Words:
 
     ``codes``: the corpus (:func:`_lowered`, padded) as code units, so that an eight-byte window
     (``windows``) starts at every unit of a text; ``is_word``: the mask of word units;
-    ``starts``: where each word starts; ``keys``: each word's first eight bytes as an integer.
+    ``starts``: where each word starts; ``first``: each word's first unit.
     """
 
     def __init__(self, np: Any, corpus: str) -> None:
@@ -261,16 +260,7 @@ class _Words:
         self.windows = np.ndarray(
             (len(self.codes) - 8 // self.width + 1,), "<u8", data, strides=(self.width,)
         )
-        self.keys = self.windows[self.starts]
-        self._heads = np.empty_like(self.keys)  # reused: a fresh array of this size costs page faults
-        self._mask: int | None = None
-
-    def _head_keys(self, mask: int) -> Any:
-        """Every word's key with only the bytes ``mask`` selects (kept for the next term of its length)."""
-        if mask != self._mask:
-            self.np.bitwise_and(self.keys, self.np.uint64(mask), out=self._heads)
-            self._mask = mask
-        return self._heads
+        self.first = self.codes[self.starts]
 
     def of_term(self, term: str, *, stemming: bool, stop_words: bool) -> Any:
         """The offsets (sorted) of the words whose term is ``term``."""
@@ -278,9 +268,10 @@ class _Words:
         if self.width == 1 and not term.isascii():
             return np.empty(0, dtype=np.int64)
         head = term.encode(self.encoding, "surrogatepass")[:8]
-        mask = (1 << 8 * len(head)) - 1
+        found = self.starts[np.flatnonzero(self.first == ord(term[0]))]
         # A shorter word fails the comparison at its end: a non-word unit is no term's.
-        found = self.starts[np.flatnonzero(self._head_keys(mask) == int.from_bytes(head, "little"))]
+        keys = self.windows[found] & np.uint64((1 << 8 * len(head)) - 1)
+        found = found[keys == int.from_bytes(head, "little")]
         for offset in range(len(head) // self.width, len(term)):  # the units beyond the key's
             found = found[self.codes[found + offset] == ord(term[offset])]
         longer = self.is_word[found + len(term)]
