@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cupel import (
@@ -25,6 +25,7 @@ from cupel import (
     RelevanceScorer,
     ScaledScorer,
     ScoreSlice,
+    _numeric,
 )
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.protocols import QueryScorer
@@ -361,3 +362,21 @@ def test_score_slice_selects_the_same_traced_and_untraced(
             remaining -= items[index].tokens
             expected.add(id(items[index]))
     assert {id(item) for item in chosen} == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=64, max_size=150),
+    st.integers(min_value=1, max_value=5),
+    st.sampled_from([0.25, 0.5, 0.9, 1.0]),
+)
+def test_the_array_spread_is_the_plain_loop_float_for_float(
+    scores: list[float], neighbors: int, weight: float
+) -> None:
+    pytest.importorskip("numpy")
+    scorer = RelevanceScorer("x", neighbors=neighbors, neighbor_weight=weight)
+    arrays = scorer._spread(scores)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_numeric, "numpy_module", lambda: None)
+        plain = scorer._spread(scores)
+    assert arrays == plain

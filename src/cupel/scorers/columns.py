@@ -17,6 +17,10 @@ from operator import attrgetter
 
 from cupel.model import ContextItem, ContextKind
 
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from cupel.scorers.terms import TermBags
+
 __all__ = ["ItemColumns"]
 
 _TIMESTAMP_KEY = attrgetter("_timestamp_us")
@@ -33,6 +37,8 @@ class ItemColumns:
     one): Recency ranks them, so any keys with the timestamps' order give the same scores.
     ``source`` is the item list when the batch was read off items (scorers may then use their
     item fast paths); otherwise ``items()`` builds the items with ``make_items`` on first need.
+    ``term_bags``: the contents' terms kept from earlier calls by the caller (a chat session), which
+    a relevance scorer counts from.
     """
 
     __slots__ = (
@@ -46,6 +52,7 @@ class ItemColumns:
         "priorities",
         "source",
         "tags",
+        "term_bags",
     )
 
     def __init__(
@@ -60,6 +67,7 @@ class ItemColumns:
         presence: Callable[[str], list[bool] | None] = lambda tag: None,
         source: Sequence[ContextItem] | None = None,
         contents: Callable[[], list[str]] | None = None,
+        term_bags: TermBags | None = None,
     ) -> None:
         self.count = count
         self.order_keys = order_keys
@@ -70,6 +78,7 @@ class ItemColumns:
         self.source = source
         self._make_items = make_items
         self._contents = contents
+        self.term_bags = term_bags
         self._items: Sequence[ContextItem] | None = source
 
     @classmethod

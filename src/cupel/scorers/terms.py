@@ -1,0 +1,318 @@
+"""Text analysis and term counting for :class:`~cupel.scorers.relevance.RelevanceScorer`.
+
+Words are lower-cased runs of letters and digits; English stop words are dropped; :func:`stem` removes
+inflectional suffixes (measured on the LoCoMo dev split: docs/eval.md, "Relevance"). How often each
+text holds each query term is counted three ways, with the same counts (tests compare them):
+
+- :func:`count_terms`, the reference: each term found by substring search over the texts joined,
+  the path for terms that few texts hold;
+- :func:`term_table`, whole-array passes (numpy) for a long list whose texts hold the terms often;
+- :class:`TermBags`, each text's terms counted once and kept for the next call, for a caller that
+  scores a list that grows (a chat session holds one).
+"""
+
+from __future__ import annotations
+
+import _thread
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, repeat
+
+TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = [
+    "STOP_WORDS",
+    "WHOLE_LIST_MINIMUM",
+    "TermBags",
+    "common_terms",
+    "count_terms",
+    "query_terms",
+    "stem",
+    "term_of",
+    "term_table",
+]
+
+_WORD = re.compile(r"[^\W_]+")
+
+#: Function words dropped from queries and documents: they say nothing about what a text is about.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing don down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just me more
+    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves s t d ll m re ve
+    """.split()  # noqa: SIM905 - read as prose; the words one a line took 140 lines
+)
+
+_KEEP_DOUBLE = frozenset("lsz")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer that only removes suffixes, so a stem is always a prefix of its word.
+
+    Plurals and verb inflections: ``-ies``/``-ied``, then ``-s`` (not ``-ss``, ``-us``, ``-is``), then
+    ``-ing``/``-ed``; then a doubled final consonant (``runn`` -> ``run``), a final ``e`` or a ``y``
+    after a consonant, so ``study``, ``studies``, ``studied`` and ``studying`` all become ``stud`` and
+    ``paintings`` becomes ``paint``. A stem keeps at least three characters. (Porter's stemmer rewrites
+    suffixes, ``happy`` -> ``happi``; a prefix lets a whole list be filtered by substring search before
+    any text is split into words.)
+    """
+    if len(word) <= 3:
+        return word
+    if word.endswith(("ies", "ied")) and len(word) > 5:
+        return word[:-3]
+    base = word
+    if base.endswith("s") and not base.endswith(("ss", "us", "is")):
+        base = base[:-1]
+    if base.endswith("ing") and len(base) >= 6:
+        base = base[:-3]
+    elif base.endswith("ed") and len(base) >= 5:
+        base = base[:-2]
+    if len(base) < len(word) and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in _KEEP_DOUBLE:
+        base = base[:-1]
+    # A final e (bake, baking -> bak) or a y after a consonant (study, studies -> stud).
+    if len(base) >= 4 and (base[-1] == "e" or (base[-1] == "y" and base[-2] not in "aeiouy")):
+        base = base[:-1]
+    return base
+
+
+def query_terms(query: str, *, stemming: bool = True, stop_words: bool = True) -> list[str]:
+    """The distinct terms of ``query`` that BM25 looks for, sorted (a fixed order for the float sums)."""
+    terms = set()
+    for word in _WORD.findall(query.lower()):
+        if stop_words and word in STOP_WORDS:
+            continue
+        terms.add(stem(word) if stemming else word)
+    return sorted(terms)
+
+
+#: Below this many texts the substring search is cheap whatever the terms; from it on, terms common in
+#: the texts (every chat message naming them) make visiting each occurrence cost more than the
+#: whole-array passes (docs/spec-notes.md, "What relevance costs").
+WHOLE_LIST_MINIMUM = 64
+
+
+def common_terms(wanted: list[str], texts: Sequence[str]) -> bool:
+    """Whether the terms occur often enough (as substrings, against a rough word count) that the
+    whole-array passes cost less than visiting each occurrence: a choice of path, not of result."""
+    sample = texts[:: max(1, len(texts) // 64)]  # a spread of at most about 64 texts
+    corpus = "\n".join(sample).lower()
+    occurrences = sum(map(corpus.count, wanted))
+    return 10 * occurrences > corpus.count(" ") + len(sample)
+
+
+def term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
+    """The term a word counts for (``None``: a stop word)."""
+    return None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
+
+
+def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
+    """The texts lower-cased, each after a line break (which no word spans) and all before eight
+    more, and where each ends (the offset just past its line break): text ``i`` holds the offsets
+    before ``ends[i]``. The padding gives every word a non-word character before it and lets an
+    eight-character window start anywhere in the texts."""
+    lengths = list(map(len, texts))
+    corpus = "\n".join(["", *texts, _PADDING]).lower()
+    if len(corpus) != sum(lengths) + len(texts) + len(_PADDING) + 1:
+        # A character whose lower case is longer (İ): lower each text on its own.
+        lowered = [text.lower() for text in texts]
+        corpus = "\n".join(["", *lowered, _PADDING])
+        lengths = list(map(len, lowered))
+    return corpus, list(accumulate(lengths, lambda total, length: total + length + 1, initial=1))[1:]
+
+
+_PADDING = "\n" * 7
+
+
+def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
+    r""":func:`count_terms` in whole-array passes, as a table: a row a text, a column a term.
+
+    The lower-cased corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a
+    mask of its word units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern).
+    The words a term begins are those with its first unit whose first eight bytes, read as one
+    integer, match the term's; each distinct such word is mapped to its term once, in Python;
+    the matches are counted per text by binary search of where each text ends.
+    """
+    corpus, ends = _lowered(texts)
+    words = _Words(np, corpus)
+    bounds = np.asarray(ends, dtype=np.int64)
+    columns = []
+    for term in wanted:
+        found = words.of_term(term, stemming=stemming, stop_words=stop_words)
+        columns.append(np.diff(np.searchsorted(found, bounds), prepend=0))
+    return np.stack(columns, axis=1)
+
+
+#: Byte -> 1 for an ASCII letter or digit, else 0: the word mask of an ASCII corpus in one pass.
+_WORD_BYTES = bytes(1 if chr(code).isascii() and chr(code).isalnum() else 0 for code in range(256))
+
+
+class _Words:
+    """The words of a lower-cased corpus, for :func:`term_table` (one call's, never kept).
+
+    ``codes``: the corpus (:func:`_lowered`, padded) as code units, so that an eight-byte window
+    (``windows``) starts at every unit of a text; ``is_word``: the mask of word units;
+    ``starts``: where each word starts; ``first``: each word's first unit.
+    """
+
+    def __init__(self, np: Any, corpus: str) -> None:
+        self.np = np
+        self.corpus = corpus
+        if corpus.isascii():
+            self.encoding, self.width = "ascii", 1
+            data = corpus.encode("ascii")
+            self.codes = np.frombuffer(data, dtype=np.uint8)
+            self.is_word = np.frombuffer(data.translate(_WORD_BYTES), dtype=bool)
+        else:
+            self.encoding, self.width = "utf-32-le", 4
+            data = corpus.encode("utf-32-le", "surrogatepass")
+            self.codes = codes = np.frombuffer(data, dtype=np.uint32)
+            # Lower-cased: no A-Z. Letters and digits beyond ASCII are found among the distinct units.
+            self.is_word = ((codes >= 97) & (codes <= 122)) | ((codes >= 48) & (codes <= 57))
+            wide = np.unique(codes[codes >= 128])
+            alnum = [chr(code).isalnum() for code in wide.tolist()]
+            self.is_word |= np.isin(codes, wide[np.asarray(alnum, dtype=bool)])
+        self.starts = np.flatnonzero(self.is_word[1:] > self.is_word[:-1])
+        self.starts += 1
+        # An eight-byte window at every unit (unaligned reads of the same buffer, no copy).
+        self.windows = np.ndarray(
+            (len(self.codes) - 8 // self.width + 1,), "<u8", data, strides=(self.width,)
+        )
+        self.first = self.codes[self.starts]
+
+    def of_term(self, term: str, *, stemming: bool, stop_words: bool) -> Any:
+        """The offsets (sorted) of the words whose term is ``term``."""
+        np = self.np
+        if self.width == 1 and not term.isascii():
+            return np.empty(0, dtype=np.int64)
+        head = term.encode(self.encoding, "surrogatepass")[:8]
+        found = self.starts[np.flatnonzero(self.first == ord(term[0]))]
+        # A shorter word fails the comparison at its end: a non-word unit is no term's.
+        keys = self.windows[found] & np.uint64((1 << 8 * len(head)) - 1)
+        found = found[keys == int.from_bytes(head, "little")]
+        for offset in range(len(head) // self.width, len(term)):  # the units beyond the key's
+            found = found[self.codes[found + offset] == ord(term[offset])]
+        longer = self.is_word[found + len(term)]
+        exact = found[~longer]
+        if term_of(term, stemming=stemming, stop_words=stop_words) != term:
+            exact = exact[:0]
+        if not longer.any():
+            return exact
+        return np.sort(np.concatenate([exact, self._longer(term, found[longer], stemming, stop_words)]))
+
+    def _longer(self, term: str, found: Any, stemming: bool, stop_words: bool) -> Any:
+        """Those of ``found`` (words that begin with ``term`` and go on) whose term is ``term``: the
+        words are grouped by length and each distinct one is mapped to its term once."""
+        np = self.np
+        lengths = np.full(len(found), len(term) + 1, dtype=np.int64)
+        going = np.arange(len(found))
+        while len(going):  # one more unit at a time, for the words that have not ended yet
+            going = going[self.is_word[found[going] + lengths[going]]]
+            lengths[going] += 1
+        keep = np.zeros(len(found), dtype=bool)
+        step = 8 // self.width
+        for length in np.unique(lengths).tolist():
+            group = np.flatnonzero(lengths == length)
+            tails = found[group] + len(term)
+            columns = []
+            for offset in range(0, length - len(term), step):  # the suffix, eight bytes at a time
+                units = min(step, length - len(term) - offset)
+                columns.append(self.windows[tails + offset] & np.uint64((1 << 8 * units * self.width) - 1))
+            suffixes = columns[0] if len(columns) == 1 else np.stack(columns, axis=1)
+            _, first, inverse = np.unique(suffixes, axis=0, return_index=True, return_inverse=True)
+            matches = [
+                term_of(self.corpus[begin : begin + length], stemming=stemming, stop_words=stop_words) == term
+                for begin in found[group[first]].tolist()
+            ]
+            keep[group] = np.asarray(matches, dtype=bool)[inverse.reshape(-1)]
+        return found[keep]
+
+
+def count_terms(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]]:
+    """How often each text holds each term (texts without any are absent), by substring search: the
+    reference of :func:`term_table`, and the path for terms that few texts hold.
+
+    Exact without splitting every text into words: a stem is a prefix of its word, so each word
+    whose term is wanted starts where the term occurs as a substring after a non-word character.
+    """
+    corpus, ends = _lowered(texts)
+    terms: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
+    counts: dict[int, list[int]] = {}
+    for index, term in enumerate(wanted):
+        start = corpus.find(term)
+        while start >= 0:
+            word = None
+            if start == 0 or not corpus[start - 1].isalnum():
+                match = _WORD.match(corpus, start)
+                assert match is not None  # a term starts with a word character
+                word = match.group()
+                found = terms.get(word, "")
+                if found == "":
+                    found = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
+                if found == term:
+                    row = counts.get(doc := bisect_right(ends, start))
+                    if row is None:
+                        row = counts[doc] = [0] * len(wanted)
+                    row[index] += 1
+            start = corpus.find(term, start + (len(word) if word else 1))
+    return counts
+
+
+class TermBags:
+    """Each text's terms and how often it holds them, kept from one call to the next.
+
+    :meth:`columns` gives :func:`count_terms`' counts from the texts' bags, counting the words of a text
+    only the first time it is seen. It keeps the bags of the texts of its last call (so memory is that
+    of one list of texts), for one pair of analysis settings. A chat session holds one; the bags are
+    replaced whole under a lock, never changed in place, so threads sharing it see one call's bags or
+    the next's.
+    """
+
+    __slots__ = ("_bags", "_lock", "_settings")
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._bags: dict[str, dict[str, int]] = {}
+        self._settings: tuple[bool, bool] | None = None
+
+    def columns(
+        self, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+    ) -> list[list[int]]:
+        """How often each text holds each term of ``wanted``: a column a term, a row a text."""
+        settings = (stemming, stop_words)
+        with self._lock:
+            known = self._bags if self._settings == settings else {}
+        terms: dict[str, str | None] = {}  # word -> its term, for the texts counted in this call
+        bags: dict[str, dict[str, int]] = {}
+        found: list[dict[str, int]] = []
+        for text in texts:
+            bag = bags.get(text)
+            if bag is None:
+                bag = known.get(text)
+                if bag is None:
+                    bag = _bag(text, terms, stemming=stemming, stop_words=stop_words)
+                bags[text] = bag
+            found.append(bag)
+        with self._lock:
+            self._bags, self._settings = bags, settings
+        return [list(map(dict.get, found, repeat(term), repeat(0))) for term in wanted]
+
+
+def _bag(text: str, terms: dict[str, str | None], *, stemming: bool, stop_words: bool) -> dict[str, int]:
+    """How often ``text`` holds each term (``terms``: each word's term, filled as words are met)."""
+    bag: dict[str, int] = {}
+    for word in _WORD.findall(text.lower()):
+        term = terms.get(word, "")
+        if term == "":
+            term = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
+        if term is not None:
+            bag[term] = bag.get(term, 0) + 1
+    return bag

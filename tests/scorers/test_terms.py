@@ -1,0 +1,188 @@
+"""Term counting: the whole-array passes and the kept bags give the reference's counts, text by text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from cupel.scorers import relevance, terms
+from cupel.scorers.relevance import bm25_scores, query_terms
+
+# Stems with suffixes of every length (deploy/deployments/deploymentsystems), terms beyond the
+# eight-byte key (internationalisation), words ending the text, non-ASCII letters and digits,
+# a lower case that grows (İ), an underscore (not a word character), a lone surrogate.
+_WORDS = [
+    "Deploy",
+    "deployed",
+    "deploying",
+    "deployments",
+    "deploymentsystemsengineering",
+    "webhook",
+    "retries",
+    "retry",
+    "the",
+    "İstanbul",
+    "istanbul",
+    "x_y",
+    "9am",
+    "٣٤",
+    "naïve",
+    "naïvely",
+    "internationalisation",
+    "internationalisations",
+    "internationalisationally",
+    "\ud800",
+]
+_TEXTS = st.lists(
+    st.lists(
+        st.one_of(st.sampled_from(_WORDS), st.text(min_size=1, max_size=6)),
+        max_size=12,
+    ).map(" ".join),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _TEXTS,
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_array_passes_count_as_the_reference(
+    texts: list[str], query: str, stemming: bool, stop_words: bool
+) -> None:
+    np = pytest.importorskip("numpy")
+    wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
+    if not wanted:
+        return
+    options = {"stemming": stemming, "stop_words": stop_words}
+    expected = terms.count_terms(wanted, texts, **options)
+    assert _counts(terms.term_table(np, wanted, texts, **options)) == expected
+
+
+def _counts(table: Any) -> dict[int, list[int]]:
+    """A table of counts in the reference's form: the rows holding a term, by text."""
+    return {doc: row for doc, row in enumerate(table.tolist()) if any(row)}
+
+
+def test_a_long_list_of_common_terms_scores_as_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy")
+    texts = [f"{index}: deploy the webhook, retrying deployed webhooks {index % 7}" for index in range(5000)]
+    wanted = query_terms("deploy webhook retry")
+    assert terms.common_terms(wanted, texts)  # the whole-array path is taken
+    arrays = bm25_scores("deploy webhook retry", texts)
+    monkeypatch.setattr(relevance, "common_terms", lambda wanted, texts: False)
+    assert arrays == bm25_scores("deploy webhook retry", texts)  # the same floats, bit for bit
+
+
+def test_rare_terms_keep_the_substring_search() -> None:
+    texts = [f"nothing to see in text {index}" for index in range(5000)]
+    assert not terms.common_terms(query_terms("deploy webhook"), texts)
+
+
+def test_padding_and_offsets_put_each_word_in_its_own_text() -> None:
+    texts = ["deploy", "", "Deploy deploys", "x deploy", "deployed"]
+    corpus, ends = terms._lowered(texts)
+    assert corpus.startswith("\ndeploy\n\ndeploy deploys\n")
+    for index, text in enumerate(texts):
+        begin = 1 if index == 0 else ends[index - 1]
+        assert corpus[begin : begin + len(text)] == text.lower()
+    expected = {0: [1], 2: [2], 3: [1], 4: [1]}
+    assert terms.count_terms(["deploy"], texts, stemming=True, stop_words=True) == expected
+    np = relevance._numeric.numpy_module()
+    if np is not None:
+        assert _counts(terms.term_table(np, ["deploy"], texts, stemming=True, stop_words=True)) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["deploy", "deploys", "webhook", "retry", "the", "zz"]), max_size=20).map(
+            " ".join
+        ),
+        min_size=64,
+        max_size=120,
+    ),
+    st.sampled_from([0.0, 0.5, 1.2, 2.0]),
+    st.sampled_from([0.0, 0.75, 1.0]),
+)
+def test_the_array_sums_are_the_reference_floats(texts: list[str], k1: float, b: float) -> None:
+    pytest.importorskip("numpy")
+    query = "deploy webhook retry"
+    assume(terms.common_terms(query_terms(query), texts))  # the whole-array path is taken
+    arrays = bm25_scores(query, texts, k1=k1, b=b)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(relevance, "common_terms", lambda wanted, texts: False)
+        plain = bm25_scores(query, texts, k1=k1, b=b)
+    assert arrays == plain  # bit for bit, k1 = 0 (0/0 in a text without the term) included
+
+
+@settings(max_examples=100, deadline=None)
+@given(_TEXTS, _TEXTS, st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join), st.booleans())
+def test_kept_bags_count_as_the_reference(
+    first: list[str], then: list[str], query: str, stemming: bool
+) -> None:
+    bags = terms.TermBags()
+    for texts in (first, first + then, then, first):  # a list that grows, is replaced, comes back
+        wanted = query_terms(query, stemming=stemming)
+        if wanted:
+            expected = terms.count_terms(wanted, texts, stemming=stemming, stop_words=True)
+            columns = bags.columns(wanted, texts, stemming=stemming, stop_words=True)
+            assert {
+                doc: list(row) for doc, row in enumerate(zip(*columns, strict=True)) if any(row)
+            } == expected
+
+
+def test_bags_count_each_text_once_and_keep_only_the_last_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[str] = []
+    real = terms._bag
+
+    def counting(text: str, *args: object, **kwargs: bool) -> dict[str, int]:
+        counted.append(text)
+        return real(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(terms, "_bag", counting)
+    bags = terms.TermBags()
+    history = ["deploy the webhook", "retry it", "deploy again"]
+    bags.columns(["deploy"], history, stemming=True, stop_words=True)
+    assert counted == history
+    counted.clear()
+    assert bags.columns(["retr"], [*history, "retrying"], stemming=True, stop_words=True) == [[0, 1, 0, 1]]
+    assert counted == ["retrying"]  # only the new text is split into words
+    counted.clear()
+    bags.columns(["deploy"], ["retrying"], stemming=True, stop_words=True)
+    bags.columns(["deploy"], history, stemming=True, stop_words=True)
+    assert counted == history  # the bags of texts left out of a call are dropped
+    counted.clear()
+    bags.columns(["deploy"], history, stemming=False, stop_words=True)
+    assert counted == history  # other analysis settings: other terms, counted afresh
+
+
+@pytest.mark.parametrize("size", [30, 200])  # below and above the whole-list minimum
+def test_a_batch_with_bags_scores_as_one_without(size: int) -> None:
+    from cupel.scorers.columns import ItemColumns
+    from cupel.scorers.relevance import RelevanceScorer
+
+    texts = [f"{index}: deploy the webhook, retrying deployed webhooks {index % 7}" for index in range(size)]
+    scorer = RelevanceScorer("deploy webhook retry", neighbors=2)
+
+    def batch(bags: terms.TermBags | None) -> ItemColumns:
+        return ItemColumns(
+            len(texts),
+            order_keys=lambda: list(range(len(texts))),
+            kinds=lambda: [],
+            tags=lambda: [],
+            priorities=lambda: [],
+            make_items=lambda: [],
+            contents=lambda: texts,
+            term_bags=bags,
+        )
+
+    bags = terms.TermBags()
+    assert scorer.score_columns(batch(bags)) == scorer.score_columns(batch(None))
+    assert scorer.score_columns(batch(bags)) == scorer.score_columns(batch(None))  # from the kept bags
