@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -122,56 +123,66 @@ def test_the_array_sums_are_the_reference_floats(texts: list[str], k1: float, b:
     assert arrays == plain  # bit for bit, k1 = 0 (0/0 in a text without the term) included
 
 
+def _reference(terms_: list[str], texts: Sequence[str]) -> list[list[int]]:
+    found = terms.count_terms(terms_, texts, stemming=True, stop_words=True)
+    return [
+        [found.get(doc, [0] * len(terms_))[index] for doc in range(len(texts))]
+        for index in range(len(terms_))
+    ]
+
+
 @settings(max_examples=100, deadline=None)
-@given(_TEXTS, _TEXTS, st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join), st.booleans())
-def test_kept_bags_count_as_the_reference(
-    first: list[str], then: list[str], query: str, stemming: bool
-) -> None:
-    bags = terms.TermBags()
-    for texts in (first, first + then, then, first):  # a list that grows, is replaced, comes back
-        wanted = query_terms(query, stemming=stemming)
+@given(
+    _TEXTS,
+    _TEXTS,
+    st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3), min_size=4, max_size=4),
+)
+def test_kept_counts_are_the_reference(first: list[str], then: list[str], queries: list[list[str]]) -> None:
+    kept = terms.TermCounts()
+    for texts, query in zip((first, first + then, then, first), queries, strict=True):
+        # A list that grows, is replaced, comes back; terms that repeat and terms that are new.
+        wanted = query_terms(" ".join(query))
         if wanted:
-            expected = terms.count_terms(wanted, texts, stemming=stemming, stop_words=True)
-            columns = bags.columns(wanted, texts, stemming=stemming, stop_words=True)
-            assert {
-                doc: list(row) for doc, row in enumerate(zip(*columns, strict=True)) if any(row)
-            } == expected
+            columns = kept.columns(wanted, texts, _reference, stemming=True, stop_words=True)
+            assert columns == _reference(wanted, texts)
 
 
-def test_bags_count_each_text_once_and_keep_only_the_last_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    counted: list[str] = []
-    real = terms._bag
+def test_kept_counts_count_only_new_texts_and_new_terms() -> None:
+    calls: list[tuple[list[str], list[str]]] = []
 
-    def counting(text: str, *args: object, **kwargs: bool) -> dict[str, int]:
-        counted.append(text)
-        return real(text, *args, **kwargs)  # type: ignore[arg-type]
+    def counting(terms_: list[str], texts: Sequence[str]) -> list[list[int]]:
+        calls.append((terms_, list(texts)))
+        return _reference(terms_, texts)
 
-    monkeypatch.setattr(terms, "_bag", counting)
-    bags = terms.TermBags()
+    kept = terms.TermCounts()
     history = ["deploy the webhook", "retry it", "deploy again"]
-    bags.columns(["deploy"], history, stemming=True, stop_words=True)
-    assert counted == history
-    counted.clear()
-    assert bags.columns(["retr"], [*history, "retrying"], stemming=True, stop_words=True) == [[0, 1, 0, 1]]
-    assert counted == ["retrying"]  # only the new text is split into words
-    counted.clear()
-    bags.columns(["deploy"], ["retrying"], stemming=True, stop_words=True)
-    bags.columns(["deploy"], history, stemming=True, stop_words=True)
-    assert counted == history  # the bags of texts left out of a call are dropped
-    counted.clear()
-    bags.columns(["deploy"], history, stemming=False, stop_words=True)
-    assert counted == history  # other analysis settings: other terms, counted afresh
+    assert kept.columns(["deploy"], history, counting, stemming=True, stop_words=True) == [[1, 0, 1]]
+    assert calls == [(["deploy"], history)]
+    calls.clear()
+    grown = [*history, "retrying deploys"]
+    assert kept.columns(["deploy", "retr"], grown, counting, stemming=True, stop_words=True) == [
+        [1, 0, 1, 1],
+        [0, 1, 0, 1],
+    ]
+    assert calls == [(["retr"], grown), (["deploy"], ["retrying deploys"])]  # a new term; a new text
+    calls.clear()
+    edited = ["deploy the webhook", "retry it twice", "deploy again", "retrying deploys"]
+    assert kept.columns(["deploy"], edited, counting, stemming=True, stop_words=True) == [[1, 0, 1, 1]]
+    assert calls == [(["deploy"], edited[1:])]  # from the first text that changed on
+    calls.clear()
+    kept.columns(["deploy"], edited, counting, stemming=False, stop_words=True)
+    assert calls == [(["deploy"], edited)]  # other analysis settings: counted afresh
 
 
 @pytest.mark.parametrize("size", [30, 200])  # below and above the whole-list minimum
-def test_a_batch_with_bags_scores_as_one_without(size: int) -> None:
+def test_a_batch_with_kept_counts_scores_as_one_without(size: int) -> None:
     from cupel.scorers.columns import ItemColumns
     from cupel.scorers.relevance import RelevanceScorer
 
     texts = [f"{index}: deploy the webhook, retrying deployed webhooks {index % 7}" for index in range(size)]
     scorer = RelevanceScorer("deploy webhook retry", neighbors=2)
 
-    def batch(bags: terms.TermBags | None) -> ItemColumns:
+    def batch(kept: terms.TermCounts | None) -> ItemColumns:
         return ItemColumns(
             len(texts),
             order_keys=lambda: list(range(len(texts))),
@@ -180,9 +191,9 @@ def test_a_batch_with_bags_scores_as_one_without(size: int) -> None:
             priorities=lambda: [],
             make_items=lambda: [],
             contents=lambda: texts,
-            term_bags=bags,
+            term_counts=kept,
         )
 
-    bags = terms.TermBags()
-    assert scorer.score_columns(batch(bags)) == scorer.score_columns(batch(None))
-    assert scorer.score_columns(batch(bags)) == scorer.score_columns(batch(None))  # from the kept bags
+    kept = terms.TermCounts()
+    assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))
+    assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))  # from the kept counts

@@ -350,7 +350,7 @@ def _choose_older(
         items=items,
         contents=contents,
     )
-    batch.term_bags = None if records.columns.session is None else records.columns.session.term_bags
+    batch.term_counts = None if records.columns.session is None else records.columns.session.term_counts
     run = choose_older(pipeline, batch, tokens, remaining)
     outcome.run = run
     if run is not None:

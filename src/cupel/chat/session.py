@@ -18,9 +18,9 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   costs of the leading messages that are the same objects with the same roles and texts (so a message
   edited in place, replaced or moved is read afresh), and counts only the rest. The kept list holds
   the messages alive until the next call or :meth:`ChatSession.clear`.
-- **each candidate text's terms** (:class:`~cupel.scorers.terms.TermBags`) for a relevance term: the
-  bags of the last call's older turns, so that on a transcript that grew only the new turns are split
-  into words (the first call with a session splits them all, which costs more than a call without).
+- **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): how often each older
+  turn held each query term in the last call, so that on a transcript that grew only the new turns
+  are searched for the terms searched before (a new term is searched for in every turn).
 
 Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
 same. A session may be shared between threads (a lock guards each replacement, and what it keeps is
@@ -37,7 +37,7 @@ from operator import is_, is_not, ne
 from typing import Any
 
 from cupel.model import ContextItem
-from cupel.scorers.terms import TermBags
+from cupel.scorers.terms import TermCounts
 from cupel.tokens.base import CounterLike, TokenCounter, count_texts
 from cupel.tokens.items import count_distinct
 from cupel.tokens.resolve import resolve_counter
@@ -77,7 +77,7 @@ class ChatSession:
     it keeps and how much.
     """
 
-    __slots__ = ("_bags", "_chars", "_counter", "_counts", "_items", "_lock", "_positions", "_read")
+    __slots__ = ("_chars", "_counter", "_counts", "_items", "_lock", "_positions", "_read", "_terms")
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
@@ -90,7 +90,7 @@ class ChatSession:
         self._positions: dict[str, list[Any]] = {}
         # The last plain transcript read: (counter and overhead, messages, roles, texts, costs).
         self._read: _Read | None = None
-        self._bags = TermBags()
+        self._terms = TermCounts()
 
     def __repr__(self) -> str:
         units = 0 if self._items is None else len(self._items[2])
@@ -106,12 +106,12 @@ class ChatSession:
             self._items = None
             self._positions = {}
             self._read = None
-            self._bags = TermBags()
+            self._terms = TermCounts()
 
     @property
-    def term_bags(self) -> TermBags:
-        """The candidate texts' terms kept for a relevance term (see the module docstring)."""
-        return self._bags
+    def term_counts(self) -> TermCounts:
+        """The relevance term's counts kept from the last call (see the module docstring)."""
+        return self._terms
 
     # Token counts ---------------------------------------------------------------------------------
 

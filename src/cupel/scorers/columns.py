@@ -19,7 +19,7 @@ from cupel.model import ContextItem, ContextKind
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
-    from cupel.scorers.terms import TermBags
+    from cupel.scorers.terms import TermCounts
 
 __all__ = ["ItemColumns"]
 
@@ -37,8 +37,8 @@ class ItemColumns:
     one): Recency ranks them, so any keys with the timestamps' order give the same scores.
     ``source`` is the item list when the batch was read off items (scorers may then use their
     item fast paths); otherwise ``items()`` builds the items with ``make_items`` on first need.
-    ``term_bags``: the contents' terms kept from earlier calls by the caller (a chat session), which
-    a relevance scorer counts from.
+    ``term_counts``: the caller's term counts kept from its last call (a chat session's), with which a
+    relevance scorer counts only what is new.
     """
 
     __slots__ = (
@@ -52,7 +52,7 @@ class ItemColumns:
         "priorities",
         "source",
         "tags",
-        "term_bags",
+        "term_counts",
     )
 
     def __init__(
@@ -67,7 +67,7 @@ class ItemColumns:
         presence: Callable[[str], list[bool] | None] = lambda tag: None,
         source: Sequence[ContextItem] | None = None,
         contents: Callable[[], list[str]] | None = None,
-        term_bags: TermBags | None = None,
+        term_counts: TermCounts | None = None,
     ) -> None:
         self.count = count
         self.order_keys = order_keys
@@ -78,7 +78,7 @@ class ItemColumns:
         self.source = source
         self._make_items = make_items
         self._contents = contents
-        self.term_bags = term_bags
+        self.term_counts = term_counts
         self._items: Sequence[ContextItem] | None = source
 
     @classmethod

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 
 from cupel import _numeric
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
@@ -32,7 +33,7 @@ from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
 from cupel.scorers.terms import (
     STOP_WORDS,
     WHOLE_LIST_MINIMUM,
-    TermBags,
+    TermCounts,
     common_terms,
     count_terms,
     query_terms,
@@ -57,15 +58,15 @@ def bm25_scores(
     b: float = 0.75,
     stemming: bool = True,
     stop_words: bool = True,
-    bags: TermBags | None = None,
+    kept: TermCounts | None = None,
 ) -> list[float]:
     """Okapi BM25 of every text against ``query``, the texts being the corpus; unnormalised, >= 0.
 
     ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` (never negative); the length of a text is its
     number of characters. A text without any query term scores 0.0, exactly. The terms are counted
-    from ``bags`` when given (a caller that scores a growing list), else in whole-array passes
-    (numpy) when many of a long list's texts hold them, else by substring search: the same counts,
-    the same floats (:mod:`cupel.scorers.terms`).
+    in whole-array passes (numpy) when many of a long list's texts hold them, else by substring
+    search, counting only what ``kept`` (a caller's, for a list that grows) did not keep: the same
+    counts and the same floats every way (:mod:`cupel.scorers.terms`).
     """
     wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
     count = len(texts)
@@ -73,12 +74,13 @@ def bm25_scores(
         return [0.0] * count
     lengths = list(map(len, texts))
     average = sum(lengths) / count
-    options = {"stemming": stemming, "stop_words": stop_words}
     np = _numeric.numpy_module() if count >= WHOLE_LIST_MINIMUM else None
-    if bags is not None:
-        columns = bags.columns(wanted, texts, **options)
+    options = {"stemming": stemming, "stop_words": stop_words}
+    if kept is not None:
+        counting = partial(_count_columns, np, stemming=stemming, stop_words=stop_words)
+        columns = kept.columns(wanted, texts, counting, **options)
         if np is not None:
-            return _bm25_of_table(np, np.array(columns).T, lengths, average, k1=k1, b=b)
+            return _bm25_of_table(np, np.array(columns, dtype=np.int64).T, lengths, average, k1=k1, b=b)
         found = [(doc, list(row)) for doc, row in enumerate(zip(*columns, strict=True)) if any(row)]
     elif np is not None and common_terms(wanted, texts):
         return _bm25_of_table(np, term_table(np, wanted, texts, **options), lengths, average, k1=k1, b=b)
@@ -99,6 +101,20 @@ def bm25_scores(
                 total += idf[index] * value * (k1 + 1.0) / (value + norm)
         scores[doc] = total
     return scores
+
+
+def _count_columns(
+    np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> list[list[int]]:
+    """How often each text holds each term, a column a term, by the path :func:`bm25_scores` takes."""
+    if np is not None and len(texts) >= WHOLE_LIST_MINIMUM and common_terms(wanted, texts):
+        columns: list[list[int]] = term_table(
+            np, wanted, texts, stemming=stemming, stop_words=stop_words
+        ).T.tolist()
+        return columns
+    found = count_terms(wanted, texts, stemming=stemming, stop_words=stop_words)
+    none = [0] * len(wanted)
+    return [[found.get(doc, none)[index] for doc in range(len(texts))] for index in range(len(wanted))]
 
 
 def _idf(frequency: list[int], count: int) -> list[float]:
@@ -250,12 +266,12 @@ class RelevanceScorer(ScorerBase):
 
     def score_columns(self, batch: ItemColumns) -> list[float]:
         """``score_all`` of the batch's contents (no item built for a batch given as columns), its
-        terms counted from the batch's ``term_bags`` when it carries them."""
+        terms counted with the batch's ``term_counts`` when it carries them."""
         if self.query is None:
             return [0.0] * batch.count
-        return self._score_texts(batch.contents(), batch.term_bags)
+        return self._score_texts(batch.contents(), batch.term_counts)
 
-    def _score_texts(self, texts: list[str], bags: TermBags | None = None) -> list[float]:
+    def _score_texts(self, texts: list[str], kept: TermCounts | None = None) -> list[float]:
         if self.query is None or not texts:
             return [0.0] * len(texts)
         raw = bm25_scores(
@@ -265,7 +281,7 @@ class RelevanceScorer(ScorerBase):
             b=self.b,
             stemming=self.stemming,
             stop_words=self.stop_words,
-            bags=bags,
+            kept=kept,
         )
         best = max(raw)
         lexical = [value / best for value in raw] if best > 0 else raw

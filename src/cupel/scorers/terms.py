@@ -7,8 +7,8 @@ text holds each query term is counted three ways, with the same counts (tests co
 - :func:`count_terms`, the reference: each term found by substring search over the texts joined,
   the path for terms that few texts hold;
 - :func:`term_table`, whole-array passes (numpy) for a long list whose texts hold the terms often;
-- :class:`TermBags`, each text's terms counted once and kept for the next call, for a caller that
-  scores a list that grows (a chat session holds one).
+- :class:`TermCounts` keeps one call's counts, so that a caller scoring a list that grows (a chat
+  session) counts only its new texts, and the terms it did not count before.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import _thread
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
-from itertools import accumulate, repeat
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "STOP_WORDS",
     "WHOLE_LIST_MINIMUM",
-    "TermBags",
+    "TermCounts",
     "common_terms",
     "count_terms",
     "query_terms",
@@ -266,53 +266,52 @@ def count_terms(
     return counts
 
 
-class TermBags:
-    """Each text's terms and how often it holds them, kept from one call to the next.
+class TermCounts:
+    """How often each text of a list holds each query term, kept from one call to the next.
 
-    :meth:`columns` gives :func:`count_terms`' counts from the texts' bags, counting the words of a text
-    only the first time it is seen. It keeps the bags of the texts of its last call (so memory is that
-    of one list of texts), for one pair of analysis settings. A chat session holds one; the bags are
-    replaced whole under a lock, never changed in place, so threads sharing it see one call's bags or
-    the next's.
+    :meth:`columns` counts, with the caller's ``count``, only what it did not count last time: the
+    texts after the leading ones that equal last call's (a list that grew), for the terms it counted
+    then, and every text for a term it did not. It keeps one call's columns (the terms of that call,
+    a count per text) for one pair of analysis settings, replaced whole under a lock and never
+    changed in place, so threads sharing it see one call's counts or the next's. A chat session
+    holds one; the counts are the same with it or without (a test compares).
     """
 
-    __slots__ = ("_bags", "_lock", "_settings")
+    __slots__ = ("_kept", "_lock")
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
-        self._bags: dict[str, dict[str, int]] = {}
-        self._settings: tuple[bool, bool] | None = None
+        self._kept: tuple[tuple[bool, bool], Sequence[str], dict[str, list[int]]] | None = None
 
     def columns(
-        self, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+        self,
+        wanted: list[str],
+        texts: Sequence[str],
+        count: Callable[[list[str], Sequence[str]], list[list[int]]],
+        *,
+        stemming: bool,
+        stop_words: bool,
     ) -> list[list[int]]:
-        """How often each text holds each term of ``wanted``: a column a term, a row a text."""
+        """How often each text holds each term of ``wanted``: a column a term, a count a text.
+        ``count(terms, texts)`` gives the same for what was not kept."""
         settings = (stemming, stop_words)
         with self._lock:
-            known = self._bags if self._settings == settings else {}
-        terms: dict[str, str | None] = {}  # word -> its term, for the texts counted in this call
-        bags: dict[str, dict[str, int]] = {}
-        found: list[dict[str, int]] = []
-        for text in texts:
-            bag = bags.get(text)
-            if bag is None:
-                bag = known.get(text)
-                if bag is None:
-                    bag = _bag(text, terms, stemming=stemming, stop_words=stop_words)
-                bags[text] = bag
-            found.append(bag)
+            kept = self._kept
+        old: dict[str, list[int]] = {}
+        same = 0  # how many leading texts equal last call's
+        if kept is not None and kept[0] == settings:
+            old = kept[2]
+            for before, now in zip(kept[1], texts, strict=False):
+                if before != now:
+                    break
+                same += 1
+        known = [term for term in wanted if term in old]
+        fresh = [term for term in wanted if term not in old]
+        columns = dict(zip(fresh, count(fresh, texts), strict=True)) if fresh else {}
+        if known:
+            rest = count(known, texts[same:]) if same < len(texts) else [[] for _ in known]
+            for term, tail in zip(known, rest, strict=True):
+                columns[term] = old[term][:same] + tail
         with self._lock:
-            self._bags, self._settings = bags, settings
-        return [list(map(dict.get, found, repeat(term), repeat(0))) for term in wanted]
-
-
-def _bag(text: str, terms: dict[str, str | None], *, stemming: bool, stop_words: bool) -> dict[str, int]:
-    """How often ``text`` holds each term (``terms``: each word's term, filled as words are met)."""
-    bag: dict[str, int] = {}
-    for word in _WORD.findall(text.lower()):
-        term = terms.get(word, "")
-        if term == "":
-            term = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
-        if term is not None:
-            bag[term] = bag.get(term, 0) + 1
-    return bag
+            self._kept = (settings, tuple(texts), columns)
+        return [columns[term] for term in wanted]
