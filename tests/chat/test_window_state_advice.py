@@ -13,7 +13,8 @@ import pytest
 from tests.chat.test_stable_window import ends, session
 
 from cupel.chat import StableWindow, message_token_counts, validate_transcript
-from cupel.chat.window_state import RESUME_STAGE, positions_of, ranges_of
+from cupel.chat.validate import RESUME_STAGE
+from cupel.chat.window_state import positions_of, ranges_of
 
 BUDGET = 1500
 

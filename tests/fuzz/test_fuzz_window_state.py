@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from cupel import CupelError
 from cupel.chat import StableWindow, message_token_counts, validate_transcript
-from cupel.chat.window_state import RESUME_STAGE
+from cupel.chat.validate import RESUME_STAGE
+from cupel.policy import ToolResultClearing
 
 #: Examples per target; CUPEL_FUZZ_EXAMPLES raises it for a deeper run.
 EXAMPLES = int(os.environ.get("CUPEL_FUZZ_EXAMPLES", "40"))
@@ -67,18 +68,19 @@ SIZES = [
 ]
 
 
-def window_settings(strategy: str, summarize: bool) -> dict[str, Any]:
-    return (
-        {"strategy": strategy, "summarize": True, "summary_tokens": 80}
-        if summarize
-        else {"strategy": strategy}
-    )
+def window_settings(strategy: str, summarize: bool, clearing: bool) -> dict[str, Any]:
+    chosen: dict[str, Any] = {"strategy": strategy}
+    if summarize:
+        chosen.update(summarize=True, summary_tokens=80)
+    if clearing:
+        chosen["clear_tool_results"] = ToolResultClearing(keep=1, clear_at_least=50)
+    return chosen
 
 
 @functools.cache
-def saved_states(strategy: str, summarize: bool) -> tuple[dict[str, Any], ...]:
+def saved_states(strategy: str, summarize: bool, clearing: bool) -> tuple[dict[str, Any], ...]:
     """The state saved after every turn of one window over the session."""
-    window = StableWindow(BUDGET, **window_settings(strategy, summarize))
+    window = StableWindow(BUDGET, **window_settings(strategy, summarize, clearing))
     states = []
     for size in SIZES:
         window.select(MESSAGES[:size])
@@ -126,6 +128,26 @@ def ranges(draw: st.DrawFn, seen: int) -> list[Any]:
     return kept
 
 
+#: Each tool result of the session, as a saved state names a cleared one.
+RESULTS = [
+    [position, message["tool_call_id"]]
+    for position, message in enumerate(MESSAGES)
+    if message["role"] == "tool"
+]
+
+
+@st.composite
+def clearings(draw: st.DrawFn, seen: int) -> list[Any]:
+    """A cleared list: results among the ``seen`` messages (or not), now and then out of order or broken."""
+    named = draw(st.lists(st.sampled_from([pair for pair in RESULTS if pair[0] < seen] or [[0, "x"]])))
+    cleared: list[Any] = sorted({tuple(pair): pair for pair in named}.values())
+    if draw(st.integers(0, 4)) == 0:
+        cleared.append(draw(st.sampled_from([[1, "call_none"], [seen, "call_1_0"], [0, 0], "x", [2]])))
+    if draw(st.integers(0, 9)) == 0:
+        cleared.reverse()
+    return cleared
+
+
 RESUMABLE = [
     "limit",
     "tokens",
@@ -136,6 +158,7 @@ RESUMABLE = [
     "kept-edit",
     "summary",
     "appendable",
+    "cleared",
 ]
 REFUSABLE = ["seen", "digest", "config", "version", "drop", "extra"]
 
@@ -162,6 +185,8 @@ def mutated(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
                     pair[0] + draw(st.integers(-2, 2)),
                     pair[1] + draw(st.integers(-2, 2)),
                 ]
+        elif field == "cleared":
+            state["cleared"] = draw(clearings(data["seen"]))
         elif field == "summary":
             state["summary"] = draw(MESSAGE_LIKE)
         elif field == "appendable":
@@ -178,10 +203,10 @@ def mutated(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[dict[str, Any], int, dict[str, Any]]:
     strategy = draw(st.sampled_from(STRATEGIES))
-    summarize = draw(st.booleans())
-    states = saved_states(strategy, summarize)
+    summarize, clearing = draw(st.booleans()), draw(st.booleans())
+    states = saved_states(strategy, summarize, clearing)
     turn = draw(st.integers(0, len(states) - 2))
-    return draw(mutated(states[turn])), turn, window_settings(strategy, summarize)
+    return draw(mutated(states[turn])), turn, window_settings(strategy, summarize, clearing)
 
 
 @settings(

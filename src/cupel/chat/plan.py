@@ -419,8 +419,7 @@ def clear_first(
         return plain, originals, []
     views = [view(message, index) for index, message in enumerate(originals)]
     results = tool_results(views, clearing.text, counter, options or ChatOptions())
-    order = clearing.eligible([result.tool for result in results])
-    eligible = [results[p] for p in order if results[p].placeholder_tokens < results[p].tokens]
+    eligible = clearing.clearable(results)
     if write is None or not eligible:  # none to clear, or messages cupel cannot rewrite (said in a note)
         fitted = write is not None or not eligible
         return with_cleared(plain or select(originals), [], originals, fitted=fitted), originals, []

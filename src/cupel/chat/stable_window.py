@@ -31,13 +31,11 @@ from cupel.chat.read import DICTS, _as_list, parsed_costs
 from cupel.chat.render import ChatSelection
 from cupel.chat.select import aselect_messages, select_messages, select_with
 from cupel.chat.session import ChatSession
-from cupel.chat.validate import resume_mismatch, with_resume_event
+from cupel.chat.validate import clearing_view, extend_digest, new_digest, resume_check, with_resume_event
 from cupel.chat.window_state import (
     StableSelection,
     WindowState,
     appended_report,
-    extend_digest,
-    new_digest,
     pinned_tokens,
     positions_of,
     ranges_of,
@@ -152,7 +150,7 @@ class StableWindow:
             state = WindowState.from_dict(state)
         self._state: WindowState | None = state
         # A state given back is advice: checked against the transcript on the first turn (see
-        # validate.resume_mismatch); why it was dropped, until that turn's report carries it.
+        # validate.resume_check); why it was dropped, until that turn's report carries it.
         self._advice = state is not None
         self._mismatch: str | None = None
         # In memory only: copies of the seen messages (an in-place edit shows as inequality) and the
@@ -164,7 +162,8 @@ class StableWindow:
         self._summary: Mapping[str, Any] | None = None if state is None else state.summary
         # Token counts and report items reused from one compaction to the next (see ChatSession).
         self._session = ChatSession()
-        # The messages compactions cleared tool results in, by position, sent in their place each turn.
+        # The messages compactions cleared tool results in (state.cleared names the results), by
+        # position, sent in their place each turn; a resumed window restores them from its state.
         self._cleared: dict[int, Any] = {}
 
     @property
@@ -201,13 +200,14 @@ class StableWindow:
 
     def _choose(
         self, originals: list[Any], previous: WindowState | None
-    ) -> tuple[ChatSelection[Any], list[Any], set[int]]:
+    ) -> tuple[ChatSelection[Any], list[Any], tuple[tuple[int, str], ...]]:
         """A compaction's selection (at the low-water mark, else the full budget), the transcript it
         chose from (with the results cleared so far, and any it clears, at least ``clear_at_least``
-        tokens' worth) and the positions it newly cleared."""
-        if previous is None:
-            self._cleared = {}
-        view = [self._cleared.get(index, message) for index, message in enumerate(originals)]
+        tokens' worth) and the results it newly cleared, as ``(position, call id)``."""
+        # Kept in step with the state: replaced only once the compaction has chosen (it may raise).
+        so_far = self._cleared if previous is not None else {}
+        read = clearing_view(previous.cleared if previous is not None else ())
+        view = [so_far.get(index, message) for index, message in enumerate(originals)]
         clearing = self._settings.clear_tool_results
         keywords = {**KEYWORD_DEFAULTS, **self._keywords(strict=True)}
         policy, counter, options = (keywords.pop("policy"), keywords.pop("counter"), keywords.pop("options"))
@@ -219,15 +219,15 @@ class StableWindow:
         for select in chosen_by:
             try:
                 chosen, sent, cleared = clear_first(
-                    clearing, view_of_mapping, DICTS.cleared, view, counter, options, select, at_least
+                    clearing, read, DICTS.cleared, view, counter, options, select, at_least
                 )
             except _TOO_SMALL:
                 if select is chosen_by[-1]:
                     raise
                 continue
             break
-        self._cleared.update((result.index, sent[result.index]) for result in cleared)
-        return chosen, sent, {result.index for result in cleared}
+        self._cleared = {**so_far, **{result.index: sent[result.index] for result in cleared}}
+        return chosen, sent, tuple((result.index, result.call_id) for result in cleared)
 
     async def aselect(self, messages: Sequence[MessageT]) -> StableSelection[MessageT]:
         """:meth:`select` for async code: a compaction runs :func:`~cupel.chat.aselect_messages`, so an
@@ -248,7 +248,7 @@ class StableWindow:
             chosen = await aselect_messages(originals, self._low_budget, **self._keywords(strict=True))
         except _TOO_SMALL:
             chosen = await aselect_messages(originals, self._budget, **self._keywords())
-        return self._compact(originals, previous, chosen, originals, set())
+        return self._compact(originals, previous, chosen, originals, ())
 
     def _step(self, messages: Sequence[Any]) -> StableSelection[Any] | tuple[list[Any], WindowState | None]:
         """The appended selection, or what a compaction needs: the transcript and the verified state."""
@@ -258,8 +258,9 @@ class StableWindow:
         if unchanged and state is not None and self._advice:
             ceiling = math.floor(self._budget.target_tokens * self._high)
             links_only = self._settings.strategy == "messages"
-            self._mismatch = resume_mismatch(
-                state, originals, self._counter, self._options, ceiling, links_only
+            clearing = self._settings.clear_tool_results
+            self._mismatch, self._cleared = resume_check(
+                state, originals, self._counter, self._options, ceiling, links_only, clearing
             )
             unchanged = self._mismatch is None
         self._advice = False
@@ -326,6 +327,7 @@ class StableWindow:
             compactions=state.compactions,
             summary=state.summary,
             summary_at=state.summary_at,
+            cleared=state.cleared,
         )
         previous = sum(stop - start for start, stop in state.kept) + (state.summary is not None)
         self._state = new_state
@@ -360,7 +362,7 @@ class StableWindow:
         previous: WindowState | None,
         chosen: ChatSelection[Any],
         sent: list[Any],
-        fresh: set[int],
+        fresh: tuple[tuple[int, str], ...],
     ) -> StableSelection[Any]:
         positions, summary, summary_at = selected_positions(chosen.messages, sent)
         count = len(originals)
@@ -372,9 +374,10 @@ class StableWindow:
         else:
             digest = self._remember(originals, previous.seen) if count > previous.seen else previous.digest
         prefix = 0
+        changed = {position for position, _ in fresh}
         if previous is not None:
             for old, new in zip(positions_of(previous.kept), positions, strict=False):
-                if old != new or new in fresh:  # a result cleared now changes the prompt there
+                if old != new or new in changed:  # a result cleared now changes the prompt there
                     break
                 prefix += 1
             # A summary is new at every compaction: the unchanged prefix ends where one sits.
@@ -393,6 +396,7 @@ class StableWindow:
             compactions=(self._state.compactions + 1) if self._state is not None else 0,
             summary=summary,
             summary_at=summary_at,
+            cleared=tuple(sorted((*previous.cleared, *fresh) if previous is not None else fresh)),
         )
         self._summary = summary
         self._state = state

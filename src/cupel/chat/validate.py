@@ -12,32 +12,41 @@ message the model can answer, not on an assistant reply without tool calls; ``"o
 an empty list (``"anthropic"`` and ``"langchain"`` report it as "no user message"). docs/spec-notes.md,
 "Answerable transcripts".
 
-:func:`resume_mismatch` holds a saved :class:`~cupel.chat.WindowState` to the same rules against the
-transcript it is resumed on.
+:func:`resume_check` holds a saved :class:`~cupel.chat.WindowState` to the same rules against the
+transcript it is resumed on (and restores the tool results it cleared); :func:`extend_digest`
+fingerprints the messages a window has seen, so an edit to one is noticed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message, view_of_mapping
-from cupel.chat.read import message_costs
-from cupel.chat.window_state import RESUME_STAGE, WindowState, positions_of
+from cupel.chat.read import DICTS, message_costs
+from cupel.chat.render import replaced
+from cupel.chat.units import tool_results
+from cupel.chat.window_state import WindowState, positions_of
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.report import SelectionReport
 from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
+from cupel.policy.chat_settings import ToolResultClearing
 from cupel.tokens.base import CounterLike
 
 __all__ = [
     "PROVIDERS",
+    "RESUME_STAGE",
     "Provider",
     "Violation",
-    "resume_mismatch",
+    "clearing_view",
+    "extend_digest",
+    "new_digest",
+    "resume_check",
     "transcript_provider",
     "validate_transcript",
     "with_resume_event",
@@ -254,30 +263,117 @@ def _violations(messages: Sequence[Any], where: Sequence[int], tool_links_only: 
     }
 
 
-def resume_mismatch(
+def new_digest() -> Any:
+    """An empty running fingerprint of a transcript prefix."""
+    import hashlib  # here, not at import: it loads OpenSSL, which ``cupel select`` never needs
+
+    return hashlib.blake2b(digest_size=16)
+
+
+def _canonical(message: object) -> bytes:
+    # Sorted keys: dict order never changes the fingerprint. ``default=repr`` fingerprints values JSON
+    # cannot hold; such a value whose repr changes between calls reads as an edit (a recompaction).
+    text = json.dumps(message, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def extend_digest(digest: Any, messages: Iterable[object]) -> None:
+    """Feed ``messages`` to a running fingerprint, every field length-prefixed so boundaries count.
+
+    A message whose values are all strings (most of a transcript, tool results included) is fed field
+    by field, sorted by key; any other goes in as canonical JSON. A tag byte keeps the two apart.
+    """
+    update = digest.update
+    for message in messages:
+        if type(message) is dict and all(type(k) is str and type(v) is str for k, v in message.items()):
+            update(b"p" + len(message).to_bytes(4, "little"))
+            for key, value in sorted(message.items()):
+                for text in (key, value):
+                    data = text.encode("utf-8", "surrogatepass")
+                    update(len(data).to_bytes(8, "little"))
+                    update(data)
+            continue
+        data = _canonical(message)
+        update(b"j" + len(data).to_bytes(8, "little"))
+        update(data)
+
+
+def resume_check(
     state: WindowState,
     originals: Sequence[Any],
     counter: CounterLike | None,
     options: ChatOptions,
     ceiling: int,
     tool_links_only: bool = False,
-) -> str | None:
-    """Why ``state`` cannot be resumed on ``originals``, or ``None`` when it can (docs/spec-notes.md,
-    "Saved windows are advice").
+    clearing: ToolResultClearing | None = None,
+) -> tuple[str | None, dict[int, Any]]:
+    """Why ``state`` cannot be resumed on ``originals`` (``None`` when it can), and the messages
+    holding the results it cleared as the window sends them (cleared copies, by position; none when
+    it cannot be resumed). docs/spec-notes.md, "Saved windows are advice".
 
     ``originals`` are the transcript whose first ``state.seen`` messages ``state.digest`` was checked
-    against; ``ceiling`` is the most tokens the resuming window may grow to. The kept messages (with
-    the summary in its place) must name each message once, in an order a selection sends (transcript
-    order, or system messages first), break no provider rule the transcript itself does not break
-    (whole units, tool calls with their results; only those two with ``tool_links_only``, as under the
-    ``"messages"`` strategy), cost ``state.tokens``, end with the last message seen exactly when
-    ``state.appendable``, and ``state.limit`` may not exceed ``ceiling``. A mismatch is also logged as
-    a warning through ``logging.getLogger("cupel")``.
+    against; ``ceiling`` is the most tokens the resuming window may grow to. The results
+    ``state.cleared`` names must be ones ``clearing`` may clear in those messages. The kept messages
+    (cleared where the state cleared them, with the summary in its place) must name each message
+    once, in an order a selection sends (transcript order, or system messages first), break no
+    provider rule the transcript itself does not break (whole units, tool calls with their results;
+    only those two with ``tool_links_only``, as under the ``"messages"`` strategy), cost
+    ``state.tokens``, end with the last message seen exactly when ``state.appendable``, and
+    ``state.limit`` may not exceed ``ceiling``. A mismatch is also logged as a warning through
+    ``logging.getLogger("cupel")``.
     """
-    mismatch = _mismatch(state, originals, counter, options, ceiling, tool_links_only)
+    mismatch, cleared = _cleared_copies(state, originals, counter, options, clearing)
+    if mismatch is None:
+        mismatch = _mismatch(state, originals, counter, options, ceiling, tool_links_only, cleared)
     if mismatch is not None:
         logging.getLogger("cupel").warning("StableWindow: %s", _notice(mismatch))
-    return mismatch
+        return mismatch, {}
+    return None, cleared
+
+
+def _cleared_copies(
+    state: WindowState,
+    originals: Sequence[Any],
+    counter: CounterLike | None,
+    options: ChatOptions,
+    clearing: ToolResultClearing | None,
+) -> tuple[str | None, dict[int, Any]]:
+    """The messages holding the results ``state.cleared`` names, cleared as a compaction clears them
+    (by position), or why the state names a result ``clearing`` may not clear."""
+    if not state.cleared:
+        return None, {}
+    write = DICTS.cleared
+    if clearing is None or write is None:
+        return "it names cleared tool results, but the window clears none", {}
+    try:
+        views = [view_of_mapping(message, index) for index, message in enumerate(originals[: state.seen])]
+        clearable = clearing.clearable(tool_results(views, clearing.text, counter, options))
+    except CupelError as error:
+        return f"its transcript cannot be read ({error})", {}
+    by_pair = {(result.index, result.call_id): result for result in clearable}
+    for position, call_id in state.cleared:
+        if (position, call_id) not in by_pair:
+            return f"it says call {call_id!r}'s result in message {position} was cleared; it may not be", {}
+    sent = replaced(originals, [by_pair[pair] for pair in state.cleared], clearing.text, write)
+    return None, {position: sent[position] for position, _ in state.cleared}
+
+
+def clearing_view(cleared: Iterable[tuple[int, str]]) -> Callable[[Any, int], MessageView]:
+    """How a compaction's clearing reads the window's transcript: the results ``cleared`` names (cleared
+    at an earlier compaction) read as empty, so they are not cleared again (a placeholder of their
+    placeholder would change the prompt there and lose their size) nor counted as freeing tokens."""
+    emptied: dict[int, dict[str, str]] = {}
+    for position, call_id in cleared:
+        emptied.setdefault(position, {})[call_id] = ""
+    write = DICTS.cleared
+    if not emptied or write is None:
+        return view_of_mapping
+
+    def view(message: Any, index: int) -> MessageView:
+        named = emptied.get(index)
+        return view_of_mapping(message if named is None else write(message, named), index)
+
+    return view
 
 
 def _mismatch(
@@ -287,6 +383,7 @@ def _mismatch(
     options: ChatOptions,
     ceiling: int,
     tool_links_only: bool,
+    cleared: Mapping[int, Any],
 ) -> str | None:
     if state.limit > ceiling:
         return f"its limit of {state.limit} tokens exceeds the budget's {ceiling}"
@@ -302,7 +399,7 @@ def _mismatch(
     appendable = state.seen == 0 or (bool(positions) and positions[-1] == state.seen - 1)
     if state.appendable != appendable:
         return f"it says appendable={state.appendable}, but its kept messages say {appendable}"
-    kept = [originals[position] for position in positions]
+    kept = [cleared.get(position, originals[position]) for position in positions]
     where = list(positions)
     if state.summary is not None:
         kept.insert(state.summary_at, state.summary)
@@ -325,6 +422,10 @@ def _mismatch(
     if tokens != state.tokens:
         return f"it says {state.tokens} tokens, but its kept messages cost {tokens}"
     return None
+
+
+RESUME_STAGE = "ResumeWindow"
+"""The ``stage`` of the report event that says a saved state was dropped for a fresh start."""
 
 
 def _notice(mismatch: str) -> str:

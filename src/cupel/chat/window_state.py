@@ -1,25 +1,27 @@
 """WindowState: what a :class:`~cupel.chat.StableWindow` remembers between turns, as plain data.
 
 A stateless service keeps ``state.to_dict()`` beside the conversation and gives it back with the next
-transcript. The state names messages by their position in the transcript and fingerprints the messages
-it has seen (a BLAKE2b digest of their canonical JSON), so an edited or deleted message is noticed.
+transcript. The state names messages (and the tool results it cleared) by their position in the
+transcript and fingerprints the messages it has seen (:func:`~cupel.chat.validate.extend_digest`), so
+an edited or deleted message is noticed.
 
-A state given back is advice, not authority (:func:`~cupel.chat.validate.resume_mismatch`): what can
-be derived from the transcript (the kept messages' tokens, whole units, tool links) is derived again,
-its ``limit`` may not exceed the budget the window is resumed with, and a state that disagrees is
-dropped for a fresh start. A turn is traced as a ``cupel.stable_window`` span (:func:`traced_turn`)
-and returns a :class:`StableSelection` (:func:`with_cache_control` marks its cache breakpoints).
+A state given back is advice, not authority (:func:`~cupel.chat.validate.resume_check`): what can
+be derived from the transcript (the kept messages' tokens, whole units, tool links, clearable results)
+is derived again, its ``limit`` may not exceed the budget the window is resumed with, and a state that
+disagrees is dropped for a fresh start. A turn is traced as a ``cupel.stable_window`` span
+(:func:`traced_turn`) and returns a :class:`StableSelection` (:func:`with_cache_control` marks its
+cache breakpoints).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from cupel._checks import check_bool
 from cupel.chat.choose import Choice
 from cupel.chat.choose_units import unit_indices
 from cupel.chat.options import ChatOptions, Compacted
@@ -35,14 +37,11 @@ from cupel.protocols import Scorer
 from cupel.tokens.base import CounterLike
 
 __all__ = [
-    "RESUME_STAGE",
     "STATE_VERSION",
     "WINDOW_SPAN",
     "StableSelection",
     "WindowState",
     "appended_report",
-    "extend_digest",
-    "new_digest",
     "pinned_tokens",
     "positions_of",
     "ranges_of",
@@ -54,9 +53,6 @@ __all__ = [
 ]
 
 STATE_VERSION = 1
-
-RESUME_STAGE = "ResumeWindow"
-"""The ``stage`` of the report event that says a saved state was dropped for a fresh start."""
 
 _FIELDS = (
     "version",
@@ -71,42 +67,8 @@ _FIELDS = (
     "compactions",
     "summary",
     "summary_at",
+    "cleared",
 )
-
-
-def new_digest() -> Any:
-    """An empty running fingerprint of a transcript prefix."""
-    import hashlib  # here, not at import: it loads OpenSSL, which ``cupel select`` never needs
-
-    return hashlib.blake2b(digest_size=16)
-
-
-def _canonical(message: object) -> bytes:
-    # Sorted keys: dict order never changes the fingerprint. ``default=repr`` fingerprints values JSON
-    # cannot hold; such a value whose repr changes between calls reads as an edit (a recompaction).
-    text = json.dumps(message, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
-    return text.encode("utf-8", "surrogatepass")
-
-
-def extend_digest(digest: Any, messages: Iterable[object]) -> None:
-    """Feed ``messages`` to a running fingerprint, every field length-prefixed so boundaries count.
-
-    A message whose values are all strings (most of a transcript, tool results included) is fed field
-    by field, sorted by key; any other goes in as canonical JSON. A tag byte keeps the two apart.
-    """
-    update = digest.update
-    for message in messages:
-        if type(message) is dict and all(type(k) is str and type(v) is str for k, v in message.items()):
-            update(b"p" + len(message).to_bytes(4, "little"))
-            for key, value in sorted(message.items()):
-                for text in (key, value):
-                    data = text.encode("utf-8", "surrogatepass")
-                    update(len(data).to_bytes(8, "little"))
-                    update(data)
-            continue
-        data = _canonical(message)
-        update(b"j" + len(data).to_bytes(8, "little"))
-        update(data)
 
 
 def ranges_of(positions: Iterable[int]) -> tuple[tuple[int, int], ...]:
@@ -152,6 +114,30 @@ def _ranges(value: object, seen: int) -> tuple[tuple[int, int], ...]:
     return tuple(ranges)
 
 
+def _cleared(value: object, seen: int) -> tuple[tuple[int, str], ...]:
+    if not isinstance(value, list | tuple):
+        raise CupelTypeError(
+            f"WindowState.cleared must be a list of [position, call_id] pairs, got {value!r}"
+        )
+    pairs: list[tuple[int, str]] = []
+    for pair in value:
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or isinstance(pair[0], bool)
+            or not isinstance(pair[0], int)
+            or not isinstance(pair[1], str)
+            or not 0 <= pair[0] < seen
+            or (pairs and pairs[-1] >= (pair[0], pair[1]))
+        ):
+            raise InvalidConfigurationError(
+                "WindowState.cleared entries must be [position, call_id] with 0 <= position < seen and a "
+                f"string call_id, in increasing order, each once; got {pair!r}"
+            )
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
+
+
 @dataclass(frozen=True, slots=True)
 class WindowState:
     """One conversation's window between turns.
@@ -163,6 +149,8 @@ class WindowState:
     (the next turn then compacts again). ``config`` names the settings the state was made under;
     other settings start afresh. ``summary`` is the summary message of the last compaction (or
     ``None``), sent after the first ``summary_at`` kept messages and counted in ``base`` and ``tokens``.
+    ``cleared`` names the tool results compactions cleared so far, as ``(message position, call id)``
+    in increasing order: they stay cleared (sent, when kept, as cleared copies) at every later turn.
     """
 
     config: str
@@ -176,6 +164,7 @@ class WindowState:
     compactions: int
     summary: Mapping[str, Any] | None = None
     summary_at: int = 0
+    cleared: tuple[tuple[int, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data; :meth:`from_dict` reads it back."""
@@ -192,6 +181,7 @@ class WindowState:
             "compactions": self.compactions,
             "summary": None if self.summary is None else dict(self.summary),
             "summary_at": self.summary_at,
+            "cleared": [[position, call_id] for position, call_id in self.cleared],
         }
 
     @classmethod
@@ -210,11 +200,10 @@ class WindowState:
             raise CupelTypeError(f"WindowState.config must be a string, got {config!r}")
         if not isinstance(digest, str):
             raise CupelTypeError(f"WindowState.digest must be a string, got {digest!r}")
-        appendable = data.get("appendable")
-        if not isinstance(appendable, bool):
-            raise CupelTypeError(f"WindowState.appendable must be a bool, got {appendable!r}")
         seen = _int(data, "seen")
         kept = _ranges(data.get("kept"), seen)
+        # States saved before the window remembered its clearing have no "cleared": they cleared none.
+        cleared = _cleared(data.get("cleared", []), seen)
         summary = data.get("summary")
         if summary is not None and not isinstance(summary, Mapping):
             raise CupelTypeError(f"WindowState.summary must be a message mapping or null, got {summary!r}")
@@ -235,10 +224,11 @@ class WindowState:
             base=base,
             tokens=_int(data, "tokens"),
             limit=_int(data, "limit"),
-            appendable=appendable,
+            appendable=check_bool("WindowState", "appendable", data.get("appendable")),
             compactions=_int(data, "compactions"),
             summary=summary,
             summary_at=summary_at,
+            cleared=cleared,
         )
 
 

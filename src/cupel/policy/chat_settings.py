@@ -119,6 +119,12 @@ class ToolResultClearing:
         end = max(0, len(tools) - self.keep)
         return [position for position in range(end) if tools[position] not in excluded]
 
+    def clearable(self, results: Sequence[ToolResult]) -> list[ToolResult]:
+        """The ``results`` (a transcript's, oldest first) that may be cleared, oldest first: the
+        :meth:`eligible` ones whose placeholder costs fewer tokens than their content."""
+        order = self.eligible([result.tool for result in results])
+        return [results[p] for p in order if results[p].placeholder_tokens < results[p].tokens]
+
     def fewest(self, count: int, fits: Callable[[int], bool]) -> int | None:
         """The fewest of ``count`` eligible results to clear, oldest first, for which ``fits(k)`` holds
         (``None``: not even all of them). Clearing none is known not to fit, and clearing more never
