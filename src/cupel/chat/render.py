@@ -17,25 +17,17 @@ from itertools import count as naturals
 from operator import itemgetter, not_, sub
 from typing import Any, Generic, TypeVar
 
-from cupel import _numeric
 from cupel._gc_pause import collector_paused
-from cupel._trusted import trusted_batch
-from cupel.chat.choose import ColumnRun, TurnOutcome, score_candidates
+from cupel.chat.choose import Choice, ColumnRun, TurnOutcome, score_candidates
 from cupel.chat.choose_units import select_turns
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
-from cupel.chat.units import (
-    TurnRecords,
-    candidate_batch,
-    kind_codes,
-    unit_item,
-    unit_items,
-)
+from cupel.chat.units import TurnRecords, unit_item, unit_items
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.hooks import active_sink, installed
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.diagnostics.report import SelectionReport, report_of_columns
 from cupel.errors import (
     BudgetOverflowError,
     CupelTypeError,
@@ -45,18 +37,21 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ToolResult
+from cupel.protocols import Scorer
 from cupel.scorers.columns import ItemColumns
 
 __all__ = [
     "CLEAR_STAGE",
     "ChatSelection",
     "attempted",
+    "choice_report",
     "kept_positions",
     "replaced",
     "sends_all",
     "to_messages",
     "turns_report",
     "turns_selection",
+    "unit_report",
     "with_cleared",
 ]
 
@@ -172,64 +167,80 @@ class ChatSelection(Generic[M]):
         return tuple(to_messages([entry.item for entry in self.report.excluded], system_first=False))
 
 
-_included = trusted_batch(IncludedItem)
-_excluded = trusted_batch(ExcludedItem)
-
-
 def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline) -> SelectionReport | None:
-    """The reference's report from the columns, or ``None`` where only the reference can tell."""
+    """The reference's report from the columns, or ``None`` where only the reference can tell.
+
+    Nothing is scored again: each unit of an older candidate carries the score and relevance its
+    candidate was ranked with (``outcome.run``); every other unit was kept or dropped by a rule.
+    """
     if outcome.by_pipeline:
         return None
     count = len(records.tokens)
     reasons: list[ExclusionReason | None] = [None] * count  # by unit position
     for position, reason in outcome.reasons.items():
         reasons[position] = reason
-    run = outcome.run
-    if run is not None and not _older_reasons(run, outcome, pipeline, reasons):
-        return None
-    pinned = records.pinned_units()
-    loose = list(compress(range(count), map(not_, pinned)))
-    items = unit_items(records, pinned)
-    scored = score_candidates(pipeline.scorer, _unit_batch(records, loose, items)) if loose else []
     scores = [1.0] * count
-    deque(map(scores.__setitem__, loose, scored), maxlen=0)
-    kept = outcome.kept
-    tokens = records.tokens
-    included = list(compress(range(count), kept))
-    left_out = list(compress(range(count), map(not_, kept)))
-    # By score descending, then position: a stable sort keeps ascending positions among equal scores
-    # (the column-scored policies give no NaN); numpy's for a large list, else Python's.
-    excluded = _numeric.order_by_score(scores, left_out)
-    if excluded is None:
-        excluded = sorted(left_out, key=scores.__getitem__, reverse=True)
-    return SelectionReport(
-        events=(),
-        included=tuple(
-            _included(
-                len(included),
-                map(items.__getitem__, included),
-                map(scores.__getitem__, included),
-                [
-                    InclusionReason.PINNED
-                    if pinned[position]
-                    else InclusionReason.ZERO_TOKEN
-                    if tokens[position] == 0
-                    else InclusionReason.SCORED
-                    for position in included
-                ],
-            )
-        ),
-        excluded=tuple(
-            _excluded(
-                len(excluded),
-                map(items.__getitem__, excluded),
-                map(scores.__getitem__, excluded),
-                map(reasons.__getitem__, excluded),
-            )
-        ),
-        total_candidates=count,
-        total_tokens_considered=sum(tokens),
-    )
+    relevance: list[float | None] = [None] * count
+    run = outcome.run
+    if run is not None:
+        if not _older_reasons(run, outcome, pipeline, reasons):
+            return None
+        groups = list(map(outcome.members, range(len(run.tokens))))
+        positions = list(chain.from_iterable(groups))
+        sizes = list(map(len, groups))
+        for column, values in ((scores, run.scores), (relevance, run.relevance)):
+            if values is not None:  # each candidate's number on each of its units
+                spread = chain.from_iterable(map(repeat, values, sizes))
+                deque(map(column.__setitem__, positions, spread), maxlen=0)
+    pinned = records.pinned_units()
+    items = unit_items(records, pinned)
+    return unit_report(items, outcome.kept, pinned, records.tokens, (scores, relevance), reasons)
+
+
+def choice_report(choice: Choice, scorer: Scorer) -> SelectionReport:
+    """The report of a :class:`~cupel.chat.choose.Choice` over unit items: the numbers it ranked with
+    (``choice.scores``, ``choice.relevance``); every other unpinned unit was decided by a rule
+    (``choice.by_rule``) or, for a strategy that ranks nothing, is scored here as a unit, once."""
+    if choice.extra is not None:
+        choice.reasons.update(choice.extra())
+        choice.extra = None
+    items = choice.items
+    count = len(items)
+    pinned = [item.pinned for item in items]
+    scores = [1.0] * count
+    relevance: list[float | None] = [None] * count
+    loose = list(compress(range(count), map(not_, pinned)))
+    if loose and not choice.by_rule:
+        scored, column = score_candidates(scorer, ItemColumns.of_items(list(map(items.__getitem__, loose))))
+        deque(map(scores.__setitem__, loose, scored), maxlen=0)
+        if column is not None:
+            deque(map(relevance.__setitem__, loose, column), maxlen=0)
+    deque(map(scores.__setitem__, choice.scores.keys(), choice.scores.values()), maxlen=0)
+    deque(map(relevance.__setitem__, choice.relevance.keys(), choice.relevance.values()), maxlen=0)
+    tokens = [item.tokens for item in items]
+    reasons = list(map(choice.reasons.get, range(count)))
+    return unit_report(items, choice.kept, pinned, tokens, (scores, relevance), reasons)
+
+
+def unit_report(
+    items: Sequence[ContextItem],
+    kept: Sequence[bool],
+    pinned: Sequence[bool],
+    tokens: Sequence[int],
+    numbers: tuple[list[float], list[float | None]],
+    reasons: Sequence[ExclusionReason | None],
+) -> SelectionReport:
+    """One entry per unit, with its score and relevance (``numbers``, by position): the kept in
+    transcript order (the placed order), the others by score descending, then position."""
+    inclusions = [
+        InclusionReason.PINNED
+        if pinned[position]
+        else InclusionReason.ZERO_TOKEN
+        if tokens[position] == 0
+        else InclusionReason.SCORED
+        for position in compress(range(len(kept)), kept)
+    ]
+    return report_of_columns(items, kept, numbers, (inclusions, reasons), sum(tokens))
 
 
 def _older_reasons(
@@ -285,35 +296,6 @@ def _older_reasons(
     shared = chain.from_iterable(map(repeat, found, map(len, groups)))
     deque(map(reasons.__setitem__, positions, shared), maxlen=0)
     return True
-
-
-def _unit_batch(records: TurnRecords, loose: list[int], items: list[ContextItem]) -> ItemColumns:
-    """The unpinned units as a scoring batch (the report scores every unit as the reference does)."""
-    roles = records.columns.roles
-    single = records.units is None
-
-    def kinds() -> list[int]:  # built only for a scorer that reads kinds
-        return list(map(kind_codes(records).__getitem__, loose))
-
-    def tags() -> list[tuple[str, ...]]:
-        if single:
-            return [(roles[position],) for position in loose]
-        return [tuple(dict.fromkeys(records.roles(position))) for position in loose]
-
-    def presence(tag: str) -> list[bool] | None:
-        if single:
-            return list(map(tag.__eq__, map(roles.__getitem__, loose)))
-        return [tag in records.roles(position) for position in loose]
-
-    keys = loose if single else [records.indices(position)[0] for position in loose]
-    return candidate_batch(
-        len(loose),
-        order_keys=keys,
-        kinds=kinds,
-        tags=tags,
-        presence=presence,
-        items=lambda: list(map(items.__getitem__, loose)),
-    )
 
 
 def turns_selection(
