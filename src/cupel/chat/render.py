@@ -183,15 +183,10 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
     relevance: list[float | None] = [None] * count
     run = outcome.run
     if run is not None:
-        if not _older_reasons(run, outcome, pipeline, reasons):
+        by_candidate = _older_reasons(run, pipeline)
+        if by_candidate is None:
             return None
-        groups = list(map(outcome.members, range(len(run.tokens))))
-        positions = list(chain.from_iterable(groups))
-        sizes = list(map(len, groups))
-        for column, values in ((scores, run.scores), (relevance, run.relevance)):
-            if values is not None:  # each candidate's number on each of its units
-                spread = chain.from_iterable(map(repeat, values, sizes))
-                deque(map(column.__setitem__, positions, spread), maxlen=0)
+        _on_units(outcome, [(reasons, by_candidate), (scores, run.scores), (relevance, run.relevance)])
     pinned = records.pinned_units()
     items = unit_items(records, pinned)
     return unit_report(items, outcome.kept, pinned, records.tokens, (scores, relevance), reasons)
@@ -243,19 +238,16 @@ def unit_report(
     return report_of_columns(items, kept, numbers, (inclusions, reasons), sum(tokens))
 
 
-def _older_reasons(
-    run: ColumnRun,
-    outcome: TurnOutcome,
-    pipeline: Pipeline,
-    reasons: list[ExclusionReason | None],
-) -> bool:
-    """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
+def _older_reasons(run: ColumnRun, pipeline: Pipeline) -> list[ExclusionReason | None] | None:
+    """Each older candidate's reason (``None`` for a chosen one) as a traced run of the older turns'
+    pipeline gives it; ``None`` if it cannot tell."""
+    tokens = run.tokens
+    by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
     if len(run.chosen) == len(run.order):
-        return True
+        return by_candidate
     detailed = getattr(pipeline.slicer, "slice_indices_detailed", None)
     if detailed is None:
-        return False
-    tokens = run.tokens
+        return None
     scores = run.scores
     chosen, skipped = detailed(run.order, tokens, scores, run.budget)
     target = run.budget.target_tokens
@@ -276,26 +268,32 @@ def _older_reasons(
         explained = list(map(dict(skipped).get, left_out))
     # Equal reasons come back as one shared object (they are immutable values).
     found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
+    deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+    return by_candidate
+
+
+def _on_units(outcome: TurnOutcome, columns: list[tuple[list[Any], Sequence[Any] | None]]) -> None:
+    """For each ``(column, values)`` (values ``None``: skipped), set every older candidate's value on
+    each of its units (a chosen candidate's reason, ``None``, lands on kept units: never read)."""
+    found = [(column, values) for column, values in columns if values is not None]
+    count = len(found[0][1])
+    first = 0
     spans = outcome.spans
     if spans is not None:
-        # The older turns' units are one run of positions: each takes its turn's reason (None for a
-        # chosen turn's units, which are kept, so never read) in one slice assignment.
+        # The older turns' units are one run of positions: one slice assignment per column.
         starts, ends = spans
-        turns = len(starts)
-        by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
-        deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
-        size = len(reasons)
-        reasons[starts[0] : ends[-1]] = chain.from_iterable(
-            map(repeat, by_candidate[:turns], map(sub, ends, starts))
-        )
-        assert len(reasons) == size  # consecutive turns: the slice is replaced by as many reasons
-        left_out = [c for c in range(turns, len(tokens)) if by_candidate[c] is not None]
-        found = list(map(by_candidate.__getitem__, left_out))  # type: ignore[arg-type]
-    groups = list(map(outcome.members, left_out))
-    positions = chain.from_iterable(groups)
-    shared = chain.from_iterable(map(repeat, found, map(len, groups)))
-    deque(map(reasons.__setitem__, positions, shared), maxlen=0)
-    return True
+        first = len(starts)
+        sizes = list(map(sub, ends, starts))
+        for column, values in found:
+            size = len(column)
+            column[starts[0] : ends[-1]] = chain.from_iterable(map(repeat, values[:first], sizes))
+            assert len(column) == size  # consecutive turns: the slice is replaced by as many values
+    groups = list(map(outcome.members, range(first, count)))
+    positions = list(chain.from_iterable(groups))
+    sizes = list(map(len, groups))
+    for column, values in found:
+        spread = chain.from_iterable(map(repeat, values[first:], sizes))
+        deque(map(column.__setitem__, positions, spread), maxlen=0)
 
 
 def turns_selection(
