@@ -107,3 +107,17 @@ def test_each_unit_of_an_older_turn_carries_its_turns_numbers(relevance_calls: l
     assert [entry.score for entry in report.excluded] == sorted(
         (entry.score for entry in report.excluded), reverse=True
     )
+
+
+def test_a_summarized_entry_keeps_the_numbers_its_turn_was_ranked_with() -> None:
+    from cupel.chat import Summarized
+
+    summarized = select_messages(_history(), 160, summarize=True, summary_tokens=40).report
+    told = [entry for entry in summarized.excluded if isinstance(entry.reason, Summarized)]
+    assert told and all(entry.relevance is not None for entry in told)
+    # The selection ran again in what the summary's reserve leaves: the same numbers as that one's.
+    reserved = select_messages(_history(), 120).report
+    numbers = {entry.item.content: (entry.score, entry.relevance) for entry in reserved.excluded}
+    assert [(entry.score, entry.relevance) for entry in told] == [
+        numbers[entry.item.content] for entry in told
+    ]
