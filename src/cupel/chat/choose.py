@@ -20,6 +20,7 @@ from operator import not_, sub
 
 from cupel import _numeric
 from cupel._score_order import descending_indices
+from cupel.chat.options import available_tokens
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.units import (
     KINDS,
@@ -35,9 +36,9 @@ from cupel.chat.units import (
 )
 from cupel.diagnostics.hooks import active_sink
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport, report_of_columns
 from cupel.diagnostics.trace import OverflowEvent
-from cupel.errors import BudgetOverflowError, PinnedItemsExceedBudgetError
+from cupel.errors import BudgetOverflowError
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy
 from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.placers import ChronologicalPlacer
@@ -49,7 +50,6 @@ __all__ = [
     "Choice",
     "ColumnRun",
     "TurnOutcome",
-    "available_tokens",
     "choose_older",
     "latest_overflow",
     "score_candidates",
@@ -57,28 +57,20 @@ __all__ = [
 ]
 
 
-def available_tokens(budget: ContextBudget, pinned_tokens: int) -> int:
-    """Tokens left for unpinned units: the spec's effective target; pinned overflow raises as in Classify."""
-    if pinned_tokens > budget.max_tokens - budget.output_reserve:
-        raise PinnedItemsExceedBudgetError(pinned_tokens, budget.max_tokens - budget.output_reserve)
-    return compute_effective_budget(budget, pinned_tokens).target_tokens
-
-
 @dataclass(slots=True)
 class Choice:
     """Units (chat items in transcript order), which are kept, and why each other one is not.
 
-    ``scores`` and ``relevance`` (by position) are the numbers a strategy that ranked candidates made
-    its choice with (a turn's on each of its units). With ``by_rule`` every other unpinned unit was
-    kept or dropped by a rule, before any scoring; otherwise the report scores the units.
+    ``numbers`` (by position) are the score and relevance a strategy that ranked candidates made its
+    choice with (a turn's on each of its units). With ``by_rule`` every other unpinned unit was kept
+    or dropped by a rule, before any scoring; otherwise the report scores the units.
     """
 
     items: Sequence[ContextItem]
     kept: list[bool]
     reasons: dict[int, ExclusionReason] = field(default_factory=dict)
-    scores: dict[int, float] = field(default_factory=dict)
+    numbers: dict[int, tuple[float, float | None]] = field(default_factory=dict)
     extra: Callable[[], Mapping[int, ExclusionReason]] | None = None
-    relevance: dict[int, float] = field(default_factory=dict)
     by_rule: bool = False
 
     def kept_items(self) -> list[ContextItem]:
@@ -94,19 +86,34 @@ class Choice:
         entries: list[IncludedItem | ExcludedItem] = [*report.included, *report.excluded]
         for entry in entries:
             for position in units[id(entry.item)]:
-                self.scores[position] = entry.score
-                if entry.relevance is not None:
-                    self.relevance[position] = entry.relevance
+                self.numbers[position] = (entry.score, entry.relevance)
                 if isinstance(entry, ExcludedItem):
                     found[position] = entry.reason
         return found
 
     def report(self, scorer: Scorer) -> SelectionReport:
-        """The report (:func:`~cupel.chat.render.choice_report`): the units kept in transcript order,
-        the others by score descending."""
-        from cupel.chat.render import choice_report  # the render stage builds every report
-
-        return choice_report(self, scorer)
+        """Units kept in transcript order, the others by score descending; each with the numbers the
+        choice ranked it by, else 1.0 (decided by a rule, ``by_rule``) or, where nothing was ranked,
+        its score as a unit (scores and relevance in one pass)."""
+        if self.extra is not None:
+            self.reasons.update(self.extra())
+            self.extra = None
+        items = self.items
+        pinned = [item.pinned for item in items]
+        scores = [1.0] * len(items)
+        relevance: list[float | None] = [None] * len(items)
+        loose = [] if self.by_rule else list(compress(range(len(items)), map(not_, pinned)))
+        if loose:
+            scored, column = score_candidates(scorer, ItemColumns.of_items([items[p] for p in loose]))
+            for offset, position in enumerate(loose):
+                scores[position] = scored[offset]
+                relevance[position] = None if column is None else column[offset]
+        for position, (score, value) in self.numbers.items():
+            scores[position] = score
+            relevance[position] = value
+        reasons = list(map(self.reasons.get, range(len(items))))
+        sizes = (pinned, [item.tokens for item in items])
+        return report_of_columns(items, self.kept, sizes, (scores, relevance), reasons)
 
 
 def score_candidates(scorer: Scorer, batch: ItemColumns) -> tuple[list[float], list[float] | None]:

@@ -9,8 +9,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cupel.chat.choose import Choice, available_tokens, latest_overflow
-from cupel.chat.options import ChatOptions, IncompleteTurn
+from cupel.chat.choose import Choice, latest_overflow
+from cupel.chat.options import ChatOptions, IncompleteTurn, available_tokens
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message
 from cupel.chat.read import INDICES_KEY, ROLES_KEY, parsed_costs
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason

@@ -17,8 +17,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from cupel.chat.session import ChatSession
-from cupel.errors import CupelError, CupelTypeError
-from cupel.pipeline import Pipeline
+from cupel.errors import CupelError, CupelTypeError, PinnedItemsExceedBudgetError
+from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.policy.chat_settings import ChatSettings
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ __all__ = [
     "UnansweredToolCall",
     "answering",
     "auto_query",
+    "available_tokens",
     "chat_pipeline",
     "chat_settings",
     "check_on_invalid",
@@ -297,6 +298,13 @@ def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
     if budget < 0:
         raise InvalidConfigurationError(f"budget must be >= 0, got {budget}")
     return ContextBudget(budget, budget)
+
+
+def available_tokens(budget: ContextBudget, pinned_tokens: int) -> int:
+    """Tokens left for unpinned units: the spec's effective target; pinned overflow raises as in Classify."""
+    if pinned_tokens > budget.max_tokens - budget.output_reserve:
+        raise PinnedItemsExceedBudgetError(pinned_tokens, budget.max_tokens - budget.output_reserve)
+    return compute_effective_budget(budget, pinned_tokens).target_tokens
 
 
 AUTO = "auto"

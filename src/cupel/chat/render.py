@@ -2,7 +2,8 @@
 
 :class:`ChatSelection` holds the kept message objects (the caller's own, in transcript order) and
 builds its :class:`~cupel.SelectionReport` on first access: for ``"turns"`` column by column from the
-unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`.
+unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`
+(its ``report``); each entry with the score and relevance its choice used, nothing scored again.
 :func:`to_messages` expands unit items back into messages; :func:`with_cleared` reports each tool
 result sent cleared (:func:`~cupel.chat.plan.clear_first`).
 """
@@ -14,11 +15,11 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, compress, filterfalse, repeat
 from itertools import count as naturals
-from operator import itemgetter, not_, sub
+from operator import itemgetter, sub
 from typing import Any, Generic, TypeVar
 
 from cupel._gc_pause import collector_paused
-from cupel.chat.choose import Choice, ColumnRun, TurnOutcome, score_candidates
+from cupel.chat.choose import ColumnRun, TurnOutcome
 from cupel.chat.choose_units import select_turns
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
@@ -26,7 +27,7 @@ from cupel.chat.units import TurnRecords, unit_item, unit_items
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.hooks import active_sink, installed
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
+from cupel.diagnostics.reasons import ExclusionReason
 from cupel.diagnostics.report import SelectionReport, report_of_columns
 from cupel.errors import (
     BudgetOverflowError,
@@ -37,21 +38,17 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ToolResult
-from cupel.protocols import Scorer
-from cupel.scorers.columns import ItemColumns
 
 __all__ = [
     "CLEAR_STAGE",
     "ChatSelection",
     "attempted",
-    "choice_report",
     "kept_positions",
     "replaced",
     "sends_all",
     "to_messages",
     "turns_report",
     "turns_selection",
-    "unit_report",
     "with_cleared",
 ]
 
@@ -189,53 +186,7 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
         _on_units(outcome, [(reasons, by_candidate), (scores, run.scores), (relevance, run.relevance)])
     pinned = records.pinned_units()
     items = unit_items(records, pinned)
-    return unit_report(items, outcome.kept, pinned, records.tokens, (scores, relevance), reasons)
-
-
-def choice_report(choice: Choice, scorer: Scorer) -> SelectionReport:
-    """The report of a :class:`~cupel.chat.choose.Choice` over unit items: the numbers it ranked with
-    (``choice.scores``, ``choice.relevance``); every other unpinned unit was decided by a rule
-    (``choice.by_rule``) or, for a strategy that ranks nothing, is scored here as a unit, once."""
-    if choice.extra is not None:
-        choice.reasons.update(choice.extra())
-        choice.extra = None
-    items = choice.items
-    count = len(items)
-    pinned = [item.pinned for item in items]
-    scores = [1.0] * count
-    relevance: list[float | None] = [None] * count
-    loose = list(compress(range(count), map(not_, pinned)))
-    if loose and not choice.by_rule:
-        scored, column = score_candidates(scorer, ItemColumns.of_items(list(map(items.__getitem__, loose))))
-        deque(map(scores.__setitem__, loose, scored), maxlen=0)
-        if column is not None:
-            deque(map(relevance.__setitem__, loose, column), maxlen=0)
-    deque(map(scores.__setitem__, choice.scores.keys(), choice.scores.values()), maxlen=0)
-    deque(map(relevance.__setitem__, choice.relevance.keys(), choice.relevance.values()), maxlen=0)
-    tokens = [item.tokens for item in items]
-    reasons = list(map(choice.reasons.get, range(count)))
-    return unit_report(items, choice.kept, pinned, tokens, (scores, relevance), reasons)
-
-
-def unit_report(
-    items: Sequence[ContextItem],
-    kept: Sequence[bool],
-    pinned: Sequence[bool],
-    tokens: Sequence[int],
-    numbers: tuple[list[float], list[float | None]],
-    reasons: Sequence[ExclusionReason | None],
-) -> SelectionReport:
-    """One entry per unit, with its score and relevance (``numbers``, by position): the kept in
-    transcript order (the placed order), the others by score descending, then position."""
-    inclusions = [
-        InclusionReason.PINNED
-        if pinned[position]
-        else InclusionReason.ZERO_TOKEN
-        if tokens[position] == 0
-        else InclusionReason.SCORED
-        for position in compress(range(len(kept)), kept)
-    ]
-    return report_of_columns(items, kept, numbers, (inclusions, reasons), sum(tokens))
+    return report_of_columns(items, outcome.kept, (pinned, records.tokens), (scores, relevance), reasons)
 
 
 def _older_reasons(run: ColumnRun, pipeline: Pipeline) -> list[ExclusionReason | None] | None:

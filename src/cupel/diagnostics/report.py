@@ -129,21 +129,30 @@ def deferred_report(
 def report_of_columns(
     items: Sequence[ContextItem],
     kept: Sequence[bool],
+    sizes: tuple[Sequence[bool], Sequence[int]],
     numbers: tuple[Sequence[float], Sequence[float | None]],
-    reasons: tuple[Sequence[InclusionReason], Sequence[ExclusionReason | None]],
-    total_tokens: int,
+    exclusions: Sequence[ExclusionReason | None],
 ) -> SelectionReport:
     """A report over candidates given as columns by position: the kept in position order (a run
     that places them so), the others by score descending, ties in position order, NaN last.
 
-    ``numbers`` is each position's score and relevance (``None`` for none); ``reasons`` each kept
-    candidate's inclusion reason, in order, and each position's exclusion reason (read for the left
-    out only). The entries are built as a report-building run builds them, column by column.
+    ``sizes`` is whether each is pinned and its tokens (a kept one is Pinned, ZeroToken or Scored,
+    as the pipeline reports); ``numbers`` its score and relevance (``None`` for none);
+    ``exclusions`` its exclusion reason (read for the left out only). The entries are built as a
+    report-building run builds them, column by column.
     """
+    pinned, tokens = sizes
     scores, relevance = numbers
-    inclusions, exclusions = reasons
     count = len(items)
     included = list(compress(range(count), kept))
+    inclusions = [
+        InclusionReason.PINNED
+        if pinned[position]
+        else InclusionReason.ZERO_TOKEN
+        if tokens[position] == 0
+        else InclusionReason.SCORED
+        for position in included
+    ]
     left_out = list(compress(range(count), map(not_, kept)))
     excluded = _numeric.order_by_score(scores, left_out)  # numpy's for a large list, else Python's
     if excluded is None:
@@ -169,7 +178,7 @@ def report_of_columns(
             )
         ),
         total_candidates=count,
-        total_tokens_considered=total_tokens,
+        total_tokens_considered=sum(tokens),
     )
 
 
