@@ -15,7 +15,7 @@ transcript one user/assistant exchange longer, the session kept from the call be
 is to a cold ``"turns"`` call on the same transcript. "+ report" builds the report and reads every
 entry's item (content, tokens, metadata), score and reason. Every cupel case runs the default
 ``chat`` preset with the default ``query="auto"`` (its relevance term scores older turns against the
-latest user message) except "query=None", the same selection without a query.
+latest user message) except the "query=None" cases, the same selections without a query.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         "cupel turns (dicts, query=None)": cupel("turns", query=False),
         "cupel turns (objects)": cupel("turns", on="objects"),
         "cupel turns + report": cupel("turns", report=True),
+        "cupel turns + report (query=None)": cupel("turns", report=True, query=False),
         "cupel turns + report (objects)": cupel("turns", report=True, on="objects"),
         "cupel turns (dicts, warm)": cupel("turns", warm=True),
         "cupel turns + report (warm)": cupel("turns", report=True, warm=True),

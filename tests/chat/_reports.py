@@ -10,7 +10,7 @@ from cupel.diagnostics.report import SelectionReport
 
 
 def entry_values(entry: Any) -> tuple[Any, ...]:
-    """Every field of the entry's item (its messages by identity), its score and its reason."""
+    """Every field of the entry's item (its messages by identity), its score, reason and relevance."""
     item = entry.item
     values = []
     for field in fields(item):
@@ -20,7 +20,7 @@ def entry_values(entry: Any) -> tuple[Any, ...]:
                 key: tuple(map(id, inner)) if key == MESSAGES_KEY else inner for key, inner in value.items()
             }
         values.append(value)
-    return (*values, entry.score, entry.reason)
+    return (*values, entry.score, entry.reason, entry.relevance)
 
 
 def report_values(report: SelectionReport) -> tuple[Any, ...]:

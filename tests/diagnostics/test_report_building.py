@@ -363,3 +363,52 @@ def test_budget_reasons_of_arrays_equal_those_of_lists(
     assert arrays[1] == expected[1]
     assert [reason.to_dict() for reason in arrays[0]] == [reason.to_dict() for reason in expected[0]]
     assert all(type(left) is type(right) for left, right in zip(arrays[0], expected[0], strict=True))
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.booleans(),
+            st.integers(0, 3),
+            st.sampled_from([0.0, 0.5, 1.0, math.nan, -0.0]),
+            st.one_of(st.none(), st.floats(0, 1)),
+        ),
+        max_size=12,
+    )
+)
+def test_a_report_of_columns_equals_the_entries_built_one_by_one(rows: list[tuple[Any, ...]]) -> None:
+    from cupel.diagnostics.reasons import BudgetExceeded, InclusionReason
+    from cupel.diagnostics.report import ExcludedItem, IncludedItem, report_of_columns
+
+    items = [
+        ContextItem(f"unit {n}", tokens, pinned=pinned) for n, (_, pinned, tokens, _, _) in enumerate(rows)
+    ]
+    kept = [row[0] for row in rows]
+    scores = [row[3] for row in rows]
+    relevance = [row[4] for row in rows]
+    reasons = [None if keep else BudgetExceeded(n + 1, 0) for n, keep in enumerate(kept)]
+    pinned = [item.pinned for item in items]
+    tokens = [item.tokens for item in items]
+    report = report_of_columns(items, kept, (pinned, tokens), (scores, relevance), reasons)
+
+    def inclusion(item: ContextItem) -> InclusionReason:
+        if item.pinned:
+            return InclusionReason.PINNED
+        return InclusionReason.ZERO_TOKEN if item.tokens == 0 else InclusionReason.SCORED
+
+    included = [
+        IncludedItem(item, scores[n], inclusion(item), relevance[n])
+        for n, item in enumerate(items)
+        if kept[n]
+    ]
+    left_out = [n for n in range(len(items)) if not kept[n]]
+    order = sorted(left_out, key=lambda n: (-nan_last(scores[n]), n))  # by score descending, NaN last
+    excluded = [ExcludedItem(items[n], scores[n], reasons[n], relevance[n]) for n in order]  # type: ignore[arg-type]
+    assert list(report.included) == included
+    assert [id(entry.item) for entry in report.excluded] == [id(entry.item) for entry in excluded]
+    assert [(entry.reason, entry.relevance) for entry in report.excluded] == [
+        (entry.reason, entry.relevance) for entry in excluded
+    ]
+    assert report.total_candidates == len(items) and report.total_tokens_considered == sum(tokens)

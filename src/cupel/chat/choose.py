@@ -20,6 +20,7 @@ from operator import not_, sub
 
 from cupel import _numeric
 from cupel._score_order import descending_indices
+from cupel.chat.options import available_tokens
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.units import (
     KINDS,
@@ -34,22 +35,21 @@ from cupel.chat.units import (
     unit_item,
 )
 from cupel.diagnostics.hooks import active_sink
-from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason, InclusionReason
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
+from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport, report_of_columns
 from cupel.diagnostics.trace import OverflowEvent
-from cupel.errors import BudgetOverflowError, PinnedItemsExceedBudgetError
+from cupel.errors import BudgetOverflowError
 from cupel.model import ContextBudget, ContextItem, OverflowStrategy
 from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.placers import ChronologicalPlacer
 from cupel.protocols import Scorer
-from cupel.scorers._base import score_columns
+from cupel.scorers._relevance_report import scores_and_relevance
 from cupel.scorers.columns import ItemColumns
 
 __all__ = [
     "Choice",
     "ColumnRun",
     "TurnOutcome",
-    "available_tokens",
     "choose_older",
     "latest_overflow",
     "score_candidates",
@@ -57,80 +57,83 @@ __all__ = [
 ]
 
 
-def available_tokens(budget: ContextBudget, pinned_tokens: int) -> int:
-    """Tokens left for unpinned units: the spec's effective target; pinned overflow raises as in Classify."""
-    if pinned_tokens > budget.max_tokens - budget.output_reserve:
-        raise PinnedItemsExceedBudgetError(pinned_tokens, budget.max_tokens - budget.output_reserve)
-    return compute_effective_budget(budget, pinned_tokens).target_tokens
-
-
 @dataclass(slots=True)
 class Choice:
     """Units (chat items in transcript order), which are kept, and why each other one is not.
 
-    ``scores`` overrides the scorer for some units (by position): a strategy that scored turns
-    reports the turn's score on each of its units.
+    ``numbers`` (by position) are the score and relevance a strategy that ranked candidates made its
+    choice with (a turn's on each of its units). With ``by_rule`` every other unpinned unit was kept
+    or dropped by a rule, before any scoring; otherwise the report scores the units.
     """
 
     items: Sequence[ContextItem]
     kept: list[bool]
     reasons: dict[int, ExclusionReason] = field(default_factory=dict)
-    scores: dict[int, float] = field(default_factory=dict)
+    numbers: dict[int, tuple[float, float | None]] = field(default_factory=dict)
     extra: Callable[[], Mapping[int, ExclusionReason]] | None = None
+    by_rule: bool = False
 
     def kept_items(self) -> list[ContextItem]:
         return [item for item, keep in zip(self.items, self.kept, strict=True) if keep]
 
+    def ranked(
+        self, report: SelectionReport, units: Mapping[int, Sequence[int]]
+    ) -> dict[int, ExclusionReason]:
+        """Take the numbers of a run that ranked candidates (``report``; ``units`` maps a candidate
+        item's id to its unit positions): each candidate's score and relevance go to its units; the
+        reasons of the excluded, by unit position, are returned."""
+        found: dict[int, ExclusionReason] = {}
+        entries: list[IncludedItem | ExcludedItem] = [*report.included, *report.excluded]
+        for entry in entries:
+            for position in units[id(entry.item)]:
+                self.numbers[position] = (entry.score, entry.relevance)
+                if isinstance(entry, ExcludedItem):
+                    found[position] = entry.reason
+        return found
+
     def report(self, scorer: Scorer) -> SelectionReport:
-        """Included units in transcript order (the placed order), excluded ones by score descending."""
+        """Units kept in transcript order, the others by score descending; each with the numbers the
+        choice ranked it by, else 1.0 (decided by a rule, ``by_rule``) or, where nothing was ranked,
+        its score as a unit (scores and relevance in one pass)."""
         if self.extra is not None:
             self.reasons.update(self.extra())
             self.extra = None
-        loose = [position for position, item in enumerate(self.items) if not item.pinned]
-        batch = ItemColumns.of_items([self.items[position] for position in loose])
-        scored = score_candidates(scorer, batch) if loose else []
-        scores = dict(zip(loose, scored, strict=True))
-        scores.update(self.scores)
-        included: list[IncludedItem] = []
-        excluded: list[tuple[int, ExcludedItem]] = []
-        for position, item in enumerate(self.items):
-            score = 1.0 if item.pinned else scores[position]
-            if self.kept[position]:
-                reason = (
-                    InclusionReason.PINNED
-                    if item.pinned
-                    else InclusionReason.ZERO_TOKEN
-                    if item.tokens == 0
-                    else InclusionReason.SCORED
-                )
-                included.append(IncludedItem(item, score, reason))
-            else:
-                excluded.append((position, ExcludedItem(item, score, self.reasons[position])))
-        excluded.sort(key=lambda entry: (-entry[1].score, entry[0]))
-        return SelectionReport(
-            events=(),
-            included=tuple(included),
-            excluded=tuple(entry for _, entry in excluded),
-            total_candidates=len(self.items),
-            total_tokens_considered=sum(item.tokens for item in self.items),
-        )
+        items = self.items
+        pinned = [item.pinned for item in items]
+        scores = [1.0] * len(items)
+        relevance: list[float | None] = [None] * len(items)
+        loose = [] if self.by_rule else list(compress(range(len(items)), map(not_, pinned)))
+        if loose:
+            scored, column = score_candidates(scorer, ItemColumns.of_items([items[p] for p in loose]))
+            for offset, position in enumerate(loose):
+                scores[position] = scored[offset]
+                relevance[position] = None if column is None else column[offset]
+        for position, (score, value) in self.numbers.items():
+            scores[position] = score
+            relevance[position] = value
+        reasons = list(map(self.reasons.get, range(len(items))))
+        sizes = (pinned, [item.tokens for item in items])
+        return report_of_columns(items, self.kept, sizes, (scores, relevance), reasons)
 
 
-def score_candidates(scorer: Scorer, batch: ItemColumns) -> list[float]:
+def score_candidates(scorer: Scorer, batch: ItemColumns) -> tuple[list[float], list[float] | None]:
     """The one place chat selection scores: a batch of candidates (units or turns) through the
-    scorers layer's column entry point, as the pipeline scores its items."""
-    return score_columns(scorer, batch)
+    scorers layer's column entry point, as the pipeline scores its items; with the column of the
+    scorer's relevance term the scores were combined from (``None`` without one), for the report."""
+    return scores_and_relevance(scorer, batch)
 
 
 @dataclass(frozen=True, slots=True)
 class ColumnRun:
-    """What the pipeline decided over the candidate columns: scores, score order and the chosen."""
+    """What the pipeline decided over the candidate columns: scores (and the relevance term's
+    column they were combined from, or ``None``), score order and the chosen."""
 
     tokens: list[int]
     scores: list[float]
     order: list[int]
     chosen: list[int]
     budget: ContextBudget
+    relevance: list[float] | None = None
 
 
 def choose_older(
@@ -141,7 +144,7 @@ def choose_older(
     slice_indices = getattr(pipeline.slicer, "slice_indices", None)
     if slice_indices is None or active_sink() is not None:
         return None
-    scores = score_candidates(pipeline.scorer, batch)
+    scores, relevance = score_candidates(pipeline.scorer, batch)
     # Stage 4 as the pipeline sorts, then its index-list slice (Pipeline._prepare and _select).
     survivors = list(range(len(scores)))
     order = _numeric.order_by_score(scores, survivors)
@@ -151,7 +154,7 @@ def choose_older(
     chosen: list[int] = slice_indices(order, tokens, scores, budget)
     if sum(map(tokens.__getitem__, chosen)) > remaining:
         return None  # the pipeline's overflow stage would act on this: leave it to the pipeline
-    return ColumnRun(tokens, scores, order, chosen, budget)
+    return ColumnRun(tokens, scores, order, chosen, budget, relevance)
 
 
 @dataclass(slots=True)

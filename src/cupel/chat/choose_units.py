@@ -9,8 +9,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cupel.chat.choose import Choice, available_tokens, latest_overflow
-from cupel.chat.options import ChatOptions, IncompleteTurn
+from cupel.chat.choose import Choice, latest_overflow
+from cupel.chat.options import ChatOptions, IncompleteTurn, available_tokens
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message
 from cupel.chat.read import INDICES_KEY, ROLES_KEY, parsed_costs
 from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
@@ -219,15 +219,15 @@ def select_turns(
     def older_reasons() -> dict[int, ExclusionReason]:
         if not candidates:
             return {}
-        report = older.dry_run(candidates, window)
-        found: dict[int, ExclusionReason] = {}
-        by_id = {id(candidate): units for candidate, units in zip(candidates, members, strict=True)}
-        for entry in report.excluded:
-            for unit in by_id[id(entry.item)]:
-                found[position_of[id(unit)]] = entry.reason
-        return found
+        units = {
+            id(candidate): [position_of[id(unit)] for unit in group]
+            for candidate, group in zip(candidates, members, strict=True)
+        }
+        return choice.ranked(older.dry_run(candidates, window), units)
 
-    return Choice(items, kept, reasons, extra=older_reasons)
+    # Only the older candidates were ranked: the other units were kept or dropped by the rules above.
+    choice = Choice(items, kept, reasons, extra=older_reasons, by_rule=True)
+    return choice
 
 
 def _overflow(

@@ -17,8 +17,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from cupel.chat.session import ChatSession
-from cupel.errors import CupelError, CupelTypeError
-from cupel.pipeline import Pipeline
+from cupel.errors import CupelError, CupelTypeError, PinnedItemsExceedBudgetError
+from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.policy.chat_settings import ChatSettings
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ __all__ = [
     "UnansweredToolCall",
     "answering",
     "auto_query",
+    "available_tokens",
     "chat_pipeline",
     "chat_settings",
     "check_on_invalid",
@@ -299,6 +300,13 @@ def resolve_budget(budget: ContextBudget | int) -> ContextBudget:
     return ContextBudget(budget, budget)
 
 
+def available_tokens(budget: ContextBudget, pinned_tokens: int) -> int:
+    """Tokens left for unpinned units: the spec's effective target; pinned overflow raises as in Classify."""
+    if pinned_tokens > budget.max_tokens - budget.output_reserve:
+        raise PinnedItemsExceedBudgetError(pinned_tokens, budget.max_tokens - budget.output_reserve)
+    return compute_effective_budget(budget, pinned_tokens).target_tokens
+
+
 AUTO = "auto"
 """The default ``query``: read from the transcript."""
 
@@ -370,21 +378,23 @@ def with_query(pipeline: Pipeline, query: str | None) -> Pipeline:
 
 
 def explained(selection: Any, pipeline: Pipeline, strategy: str) -> Any:
-    """``selection`` (a :class:`~cupel.chat.render.ChatSelection`) whose report gives each unit's
-    relevance and a note on the query, when the pipeline's scorer has a relevance term; otherwise
-    ``selection`` itself.
+    """``selection`` (a :class:`~cupel.chat.render.ChatSelection`) whose report adds a note on the
+    query, when the pipeline's scorer has a relevance term; otherwise ``selection`` itself.
 
-    ``"messages"`` runs the pipeline's ``dry_run``, which explains relevance itself.
+    Each entry already carries the relevance its choice used (the render stage reads it off the
+    choice's scoring pass), so nothing is scored here. ``"messages"`` runs the pipeline's
+    ``dry_run``, which explains relevance itself.
     """
-    from cupel.scorers._relevance_report import explain_relevance, find_relevance
+    from cupel.scorers._relevance_report import find_relevance, relevance_note
 
-    if strategy == "messages" or find_relevance(pipeline.scorer) is None:
+    relevance = find_relevance(pipeline.scorer)
+    if strategy == "messages" or relevance is None:
         return selection
+    note = relevance_note(relevance)
 
     def report() -> SelectionReport:
-        plain = selection.report
-        units = [entry.item for entry in plain.included] + [entry.item for entry in plain.excluded]
-        return explain_relevance(plain, pipeline.scorer, units)
+        plain: SelectionReport = selection.report
+        return dataclasses.replace(plain, notes=(*plain.notes, note))
 
     return type(selection)(selection.messages, report, tokens=selection.tokens)
 

@@ -206,7 +206,7 @@ class SummaryPlan:
             excluded = tuple(
                 entry
                 if isinstance(entry.reason, _REPAIRS)
-                else ExcludedItem(entry.item, entry.score, Summarized(entry.reason.name))
+                else ExcludedItem(entry.item, entry.score, Summarized(entry.reason.name), entry.relevance)
                 for entry in original.excluded
             )
             return dataclasses.replace(

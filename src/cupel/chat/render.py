@@ -2,7 +2,8 @@
 
 :class:`ChatSelection` holds the kept message objects (the caller's own, in transcript order) and
 builds its :class:`~cupel.SelectionReport` on first access: for ``"turns"`` column by column from the
-unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`.
+unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`
+(its ``report``); each entry with the score and relevance its choice used, nothing scored again.
 :func:`to_messages` expands unit items back into messages; :func:`with_cleared` reports each tool
 result sent cleared (:func:`~cupel.chat.plan.clear_first`).
 """
@@ -14,28 +15,20 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, compress, filterfalse, repeat
 from itertools import count as naturals
-from operator import itemgetter, not_, sub
+from operator import itemgetter, sub
 from typing import Any, Generic, TypeVar
 
-from cupel import _numeric
 from cupel._gc_pause import collector_paused
-from cupel._trusted import trusted_batch
-from cupel.chat.choose import ColumnRun, TurnOutcome, score_candidates
+from cupel.chat.choose import ColumnRun, TurnOutcome
 from cupel.chat.choose_units import select_turns
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
-from cupel.chat.units import (
-    TurnRecords,
-    candidate_batch,
-    kind_codes,
-    unit_item,
-    unit_items,
-)
+from cupel.chat.units import TurnRecords, unit_item, unit_items
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.hooks import active_sink, installed
-from cupel.diagnostics.reasons import ExclusionReason, InclusionReason
-from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport
+from cupel.diagnostics.reasons import ExclusionReason
+from cupel.diagnostics.report import SelectionReport, report_of_columns
 from cupel.errors import (
     BudgetOverflowError,
     CupelTypeError,
@@ -45,7 +38,6 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ToolResult
-from cupel.scorers.columns import ItemColumns
 
 __all__ = [
     "CLEAR_STAGE",
@@ -172,79 +164,41 @@ class ChatSelection(Generic[M]):
         return tuple(to_messages([entry.item for entry in self.report.excluded], system_first=False))
 
 
-_included = trusted_batch(IncludedItem)
-_excluded = trusted_batch(ExcludedItem)
-
-
 def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline) -> SelectionReport | None:
-    """The reference's report from the columns, or ``None`` where only the reference can tell."""
+    """The reference's report from the columns, or ``None`` where only the reference can tell.
+
+    Nothing is scored again: each unit of an older candidate carries the score and relevance its
+    candidate was ranked with (``outcome.run``); every other unit was kept or dropped by a rule.
+    """
     if outcome.by_pipeline:
         return None
     count = len(records.tokens)
     reasons: list[ExclusionReason | None] = [None] * count  # by unit position
     for position, reason in outcome.reasons.items():
         reasons[position] = reason
-    run = outcome.run
-    if run is not None and not _older_reasons(run, outcome, pipeline, reasons):
-        return None
-    pinned = records.pinned_units()
-    loose = list(compress(range(count), map(not_, pinned)))
-    items = unit_items(records, pinned)
-    scored = score_candidates(pipeline.scorer, _unit_batch(records, loose, items)) if loose else []
     scores = [1.0] * count
-    deque(map(scores.__setitem__, loose, scored), maxlen=0)
-    kept = outcome.kept
-    tokens = records.tokens
-    included = list(compress(range(count), kept))
-    left_out = list(compress(range(count), map(not_, kept)))
-    # By score descending, then position: a stable sort keeps ascending positions among equal scores
-    # (the column-scored policies give no NaN); numpy's for a large list, else Python's.
-    excluded = _numeric.order_by_score(scores, left_out)
-    if excluded is None:
-        excluded = sorted(left_out, key=scores.__getitem__, reverse=True)
-    return SelectionReport(
-        events=(),
-        included=tuple(
-            _included(
-                len(included),
-                map(items.__getitem__, included),
-                map(scores.__getitem__, included),
-                [
-                    InclusionReason.PINNED
-                    if pinned[position]
-                    else InclusionReason.ZERO_TOKEN
-                    if tokens[position] == 0
-                    else InclusionReason.SCORED
-                    for position in included
-                ],
-            )
-        ),
-        excluded=tuple(
-            _excluded(
-                len(excluded),
-                map(items.__getitem__, excluded),
-                map(scores.__getitem__, excluded),
-                map(reasons.__getitem__, excluded),
-            )
-        ),
-        total_candidates=count,
-        total_tokens_considered=sum(tokens),
-    )
+    relevance: list[float | None] = [None] * count
+    run = outcome.run
+    if run is not None:
+        by_candidate = _older_reasons(run, pipeline)
+        if by_candidate is None:
+            return None
+        _on_units(outcome, [(reasons, by_candidate), (scores, run.scores), (relevance, run.relevance)])
+    pinned = records.pinned_units()
+    items = unit_items(records, pinned)
+    return report_of_columns(items, outcome.kept, (pinned, records.tokens), (scores, relevance), reasons)
 
 
-def _older_reasons(
-    run: ColumnRun,
-    outcome: TurnOutcome,
-    pipeline: Pipeline,
-    reasons: list[ExclusionReason | None],
-) -> bool:
-    """Add the reasons a traced run of the older turns' pipeline gives; ``False`` if it cannot tell."""
+def _older_reasons(run: ColumnRun, pipeline: Pipeline) -> list[ExclusionReason | None] | None:
+    """Each older candidate's reason (``None`` for a chosen one) as a traced run of the older turns'
+    pipeline gives it; ``None`` if it cannot tell."""
+    tokens = run.tokens
+    by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
     if len(run.chosen) == len(run.order):
-        return True
+        return by_candidate
     detailed = getattr(pipeline.slicer, "slice_indices_detailed", None)
     if detailed is None:
-        return False
-    tokens = run.tokens
+        return None
     scores = run.scores
     chosen, skipped = detailed(run.order, tokens, scores, run.budget)
     target = run.budget.target_tokens
@@ -265,55 +219,32 @@ def _older_reasons(
         explained = list(map(dict(skipped).get, left_out))
     # Equal reasons come back as one shared object (they are immutable values).
     found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
+    deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+    return by_candidate
+
+
+def _on_units(outcome: TurnOutcome, columns: list[tuple[list[Any], Sequence[Any] | None]]) -> None:
+    """For each ``(column, values)`` (values ``None``: skipped), set every older candidate's value on
+    each of its units (a chosen candidate's reason, ``None``, lands on kept units: never read)."""
+    found = [(column, values) for column, values in columns if values is not None]
+    count = len(found[0][1])
+    first = 0
     spans = outcome.spans
     if spans is not None:
-        # The older turns' units are one run of positions: each takes its turn's reason (None for a
-        # chosen turn's units, which are kept, so never read) in one slice assignment.
+        # The older turns' units are one run of positions: one slice assignment per column.
         starts, ends = spans
-        turns = len(starts)
-        by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
-        deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
-        size = len(reasons)
-        reasons[starts[0] : ends[-1]] = chain.from_iterable(
-            map(repeat, by_candidate[:turns], map(sub, ends, starts))
-        )
-        assert len(reasons) == size  # consecutive turns: the slice is replaced by as many reasons
-        left_out = [c for c in range(turns, len(tokens)) if by_candidate[c] is not None]
-        found = list(map(by_candidate.__getitem__, left_out))  # type: ignore[arg-type]
-    groups = list(map(outcome.members, left_out))
-    positions = chain.from_iterable(groups)
-    shared = chain.from_iterable(map(repeat, found, map(len, groups)))
-    deque(map(reasons.__setitem__, positions, shared), maxlen=0)
-    return True
-
-
-def _unit_batch(records: TurnRecords, loose: list[int], items: list[ContextItem]) -> ItemColumns:
-    """The unpinned units as a scoring batch (the report scores every unit as the reference does)."""
-    roles = records.columns.roles
-    single = records.units is None
-
-    def kinds() -> list[int]:  # built only for a scorer that reads kinds
-        return list(map(kind_codes(records).__getitem__, loose))
-
-    def tags() -> list[tuple[str, ...]]:
-        if single:
-            return [(roles[position],) for position in loose]
-        return [tuple(dict.fromkeys(records.roles(position))) for position in loose]
-
-    def presence(tag: str) -> list[bool] | None:
-        if single:
-            return list(map(tag.__eq__, map(roles.__getitem__, loose)))
-        return [tag in records.roles(position) for position in loose]
-
-    keys = loose if single else [records.indices(position)[0] for position in loose]
-    return candidate_batch(
-        len(loose),
-        order_keys=keys,
-        kinds=kinds,
-        tags=tags,
-        presence=presence,
-        items=lambda: list(map(items.__getitem__, loose)),
-    )
+        first = len(starts)
+        sizes = list(map(sub, ends, starts))
+        for column, values in found:
+            size = len(column)
+            column[starts[0] : ends[-1]] = chain.from_iterable(map(repeat, values[:first], sizes))
+            assert len(column) == size  # consecutive turns: the slice is replaced by as many values
+    groups = list(map(outcome.members, range(first, count)))
+    positions = list(chain.from_iterable(groups))
+    sizes = list(map(len, groups))
+    for column, values in found:
+        spread = chain.from_iterable(map(repeat, values[first:], sizes))
+        deque(map(column.__setitem__, positions, spread), maxlen=0)
 
 
 def turns_selection(

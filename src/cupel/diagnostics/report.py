@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import not_
 from typing import Any, ClassVar
 
 from cupel import _numeric
@@ -34,7 +36,7 @@ from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, even
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
 
-__all__ = ["ExcludedItem", "IncludedItem", "SelectionReport", "with_relevance"]
+__all__ = ["ExcludedItem", "IncludedItem", "SelectionReport", "report_of_columns", "with_relevance"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,62 @@ def deferred_report(
     }
     defer(report, pending)
     return report
+
+
+def report_of_columns(
+    items: Sequence[ContextItem],
+    kept: Sequence[bool],
+    sizes: tuple[Sequence[bool], Sequence[int]],
+    numbers: tuple[Sequence[float], Sequence[float | None]],
+    exclusions: Sequence[ExclusionReason | None],
+) -> SelectionReport:
+    """A report over candidates given as columns by position: the kept in position order (a run
+    that places them so), the others by score descending, ties in position order, NaN last.
+
+    ``sizes`` is whether each is pinned and its tokens (a kept one is Pinned, ZeroToken or Scored,
+    as the pipeline reports); ``numbers`` its score and relevance (``None`` for none);
+    ``exclusions`` its exclusion reason (read for the left out only). The entries are built as a
+    report-building run builds them, column by column.
+    """
+    pinned, tokens = sizes
+    scores, relevance = numbers
+    count = len(items)
+    included = list(compress(range(count), kept))
+    inclusions = [
+        InclusionReason.PINNED
+        if pinned[position]
+        else InclusionReason.ZERO_TOKEN
+        if tokens[position] == 0
+        else InclusionReason.SCORED
+        for position in included
+    ]
+    left_out = list(compress(range(count), map(not_, kept)))
+    excluded = _numeric.order_by_score(scores, left_out)  # numpy's for a large list, else Python's
+    if excluded is None:
+        excluded = descending_indices(left_out, scores)
+    return SelectionReport(
+        events=(),
+        included=tuple(
+            _included_batch(
+                len(included),
+                map(items.__getitem__, included),
+                map(scores.__getitem__, included),
+                inclusions,
+                map(relevance.__getitem__, included),
+            )
+        ),
+        excluded=tuple(
+            _excluded_batch(
+                len(excluded),
+                map(items.__getitem__, excluded),
+                map(scores.__getitem__, excluded),
+                map(exclusions.__getitem__, excluded),
+                map(relevance.__getitem__, excluded),
+            )
+        ),
+        total_candidates=count,
+        total_tokens_considered=sum(tokens),
+    )
 
 
 def _included_entries(
