@@ -3,9 +3,8 @@
 Pinned system units first; then the latest turn (the one the model must answer); with
 ``keep_first_turn`` the first turn; a contiguous run of the most recent whole turns taking at most
 ``recent_share`` of what is left; then older whole turns (and unpinned system units) ranked by the
-policy's scorer and slicer in what remains. Candidates are scored through the scorers layer's column
-entry point (:func:`score_candidates`, the one place chat scores), sorted and sliced as the pipeline
-does. :class:`Choice` is a decision over unit items and the report built from it.
+policy's scorer and slicer in what remains, scored through :func:`score_candidates` (the one place chat
+scores), sorted and sliced as the pipeline does. :class:`Choice` is a decision and its report.
 """
 
 from __future__ import annotations
