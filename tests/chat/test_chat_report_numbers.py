@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cupel.chat import select_messages
+from cupel.chat import StableWindow, select_messages
 from cupel.diagnostics.report import SelectionReport
 from cupel.scorers import RelevanceScorer
 from cupel.scorers.columns import ItemColumns
@@ -121,3 +121,19 @@ def test_a_summarized_entry_keeps_the_numbers_its_turn_was_ranked_with() -> None
     assert [(entry.score, entry.relevance) for entry in told] == [
         numbers[entry.item.content] for entry in told
     ]
+
+
+def test_a_window_turn_that_appended_reports_no_relevance() -> None:
+    window = StableWindow(3000)
+    messages: list[dict[str, str]] = [{"role": "system", "content": "be brief"}]
+    appended = 0
+    for turn in range(12):
+        messages.append({"role": "user", "content": f"question {turn} about the deploy webhook"})
+        selection = window.select(list(messages))
+        entries = selection.report.included + selection.report.excluded
+        if not selection.compacted:
+            appended += 1
+            # Nothing was ranked on that turn, so no entry claims a relevance (it was never computed).
+            assert {entry.relevance for entry in entries} == {None}
+        messages.append({"role": "assistant", "content": f"answer {turn} about the deploy webhook"})
+    assert appended

@@ -30,7 +30,7 @@ from cupel.chat.read import messages_to_items, parsed_costs
 from cupel.chat.render import ChatSelection
 from cupel.diagnostics.hooks import active_sink, current_attributes, start_operation
 from cupel.diagnostics.reasons import ExclusionReason
-from cupel.diagnostics.report import SelectionReport
+from cupel.diagnostics.report import SelectionReport, with_relevance
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextBudget
 from cupel.protocols import Scorer
@@ -434,6 +434,7 @@ def appended_report(
         reasons: dict[int, ExclusionReason] = {
             position: Compacted(low.target_tokens) for position, flag in enumerate(flags) if not flag
         }
-        return Choice(items, flags, reasons).report(scorer)
+        # Nothing was ranked on this turn: its entries carry no relevance (the scorer has no query here).
+        return with_relevance(Choice(items, flags, reasons).report(scorer), {}, ())
 
     return build
