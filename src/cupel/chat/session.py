@@ -18,9 +18,9 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   costs of the leading messages that are the same objects with the same roles and texts (so a message
   edited in place, replaced or moved is read afresh), and counts only the rest. The kept list holds
   the messages alive until the next call or :meth:`ChatSession.clear`.
-- **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): how often each older
-  turn held each query term in the last call, so that on a transcript that grew only the new turns
-  are searched for the terms searched before (a new term is searched for in every turn).
+- **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): the last call's older
+  turns' texts and how often each held each query term, so that on a transcript that grew only the
+  new turns are searched for the terms searched before (a new term is searched for in every turn).
 
 Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
 same. A session may be shared between threads (a lock guards each replacement, and what it keeps is
