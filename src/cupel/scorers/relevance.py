@@ -22,7 +22,7 @@ which weighs like a word count without counting words.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from cupel import _numeric
@@ -75,17 +75,17 @@ def bm25_scores(
     lengths = list(map(len, texts))
     average = sum(lengths) / count
     np = _numeric.numpy_module() if count >= WHOLE_LIST_MINIMUM else None
-    options = {"stemming": stemming, "stop_words": stop_words}
-    if kept is not None:
-        counting = partial(_count_columns, np, stemming=stemming, stop_words=stop_words)
-        columns = kept.columns(wanted, texts, counting, **options)
-        if np is not None:
-            return _bm25_of_table(np, np.array(columns, dtype=np.int64).T, lengths, average, k1=k1, b=b)
-        found = [(doc, list(row)) for doc, row in enumerate(zip(*columns, strict=True)) if any(row)]
-    elif np is not None and common_terms(wanted, texts):
-        return _bm25_of_table(np, term_table(np, wanted, texts, **options), lengths, average, k1=k1, b=b)
+    counting = partial(_count, np, stemming=stemming, stop_words=stop_words)
+    if kept is None:
+        counted = counting(wanted, texts)
     else:
-        found = sorted(count_terms(wanted, texts, **options).items())
+        columns = kept.columns(
+            wanted, texts, partial(_columns, counting), stemming=stemming, stop_words=stop_words
+        )
+        counted = np.array(columns, dtype=np.int64).T if np is not None else _rows(columns)
+    if not isinstance(counted, dict):
+        return _bm25_of_table(np, counted, lengths, average, k1=k1, b=b)
+    found = sorted(counted.items())
     scores = [0.0] * count
     frequency = [0] * len(wanted)
     for _, row in found:
@@ -103,18 +103,29 @@ def bm25_scores(
     return scores
 
 
-def _count_columns(
-    np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
-) -> list[list[int]]:
-    """How often each text holds each term, a column a term, by the path :func:`bm25_scores` takes."""
+def _count(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
+    """How often each text holds each term, by the path :func:`bm25_scores` takes: a numpy table (a row
+    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows."""
     if np is not None and len(texts) >= WHOLE_LIST_MINIMUM and common_terms(wanted, texts):
-        columns: list[list[int]] = term_table(
-            np, wanted, texts, stemming=stemming, stop_words=stop_words
-        ).T.tolist()
+        return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words)
+    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words)
+
+
+def _columns(
+    counting: Callable[[list[str], Sequence[str]], Any], wanted: list[str], texts: Sequence[str]
+) -> list[list[int]]:
+    """``counting``'s counts as columns, a count per text (the form :class:`TermCounts` keeps)."""
+    counted = counting(wanted, texts)
+    if not isinstance(counted, dict):
+        columns: list[list[int]] = counted.T.tolist()
         return columns
-    found = count_terms(wanted, texts, stemming=stemming, stop_words=stop_words)
     none = [0] * len(wanted)
-    return [[found.get(doc, none)[index] for doc in range(len(texts))] for index in range(len(wanted))]
+    return [[counted.get(doc, none)[index] for doc in range(len(texts))] for index in range(len(wanted))]
+
+
+def _rows(columns: list[list[int]]) -> dict[int, list[int]]:
+    """Columns of counts as the reference's rows: the texts that hold a term, by position."""
+    return {doc: list(row) for doc, row in enumerate(zip(*columns, strict=True)) if any(row)}
 
 
 def _idf(frequency: list[int], count: int) -> list[float]:
@@ -133,13 +144,12 @@ def _bm25_of_table(
     else:
         norm = np.full(len(lengths), k1)
     total = np.zeros(len(lengths))
-    term = np.zeros(len(lengths))
     for index, weight in enumerate(idf):
         value = table[:, index].astype(np.float64)
-        present = value > 0  # the reference adds nothing for a term a text lacks (0/0 when k1 = 0)
-        np.divide(weight * value * (k1 + 1.0), value + norm, out=term, where=present)
-        term[~present] = 0.0
-        total += term
+        # The reference adds nothing for a term a text lacks (where 0/0 would be NaN when k1 = 0).
+        total += np.divide(
+            weight * value * (k1 + 1.0), value + norm, out=np.zeros(len(lengths)), where=value > 0
+        )
     result: list[float] = total.tolist()
     return result
 
