@@ -33,9 +33,10 @@ from __future__ import annotations
 import _thread
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
-from operator import is_, is_not, ne
+from operator import is_, is_not
 from typing import Any
 
+from cupel._prefix import agreeing
 from cupel.model import ContextItem
 from cupel.scorers.terms import TermCounts
 from cupel.tokens.base import CounterLike, TokenCounter, count_texts
@@ -175,8 +176,8 @@ class ChatSession:
             _, old_messages, old_roles, old_contents, old_costs = kept
             start = min(len(old_messages), len(messages))
             start = next(compress(count(), map(is_not, old_messages[:start], messages[:start])), start)
-            start = _agreeing(old_roles, roles, start)
-            start = _agreeing(old_contents, contents, start)
+            start = agreeing(old_roles, roles, start)
+            start = agreeing(old_contents, contents, start)
         costs = [*old_costs[:start], *cost_of(contents[start:])] if start else cost_of(contents)
         if len(messages) <= KEPT:
             with self._lock:
@@ -257,13 +258,6 @@ def _counted(texts: Sequence[str], counter: TokenCounter) -> tuple[dict[str, int
     return found, counted
 
 
-def _agreeing(old: Sequence[object], new: Sequence[object], limit: int) -> int:
-    """How many leading positions (at most ``limit``) hold equal values in both columns."""
-    if old[:limit] == new[:limit]:  # one C-level pass in the usual case (nothing changed)
-        return limit
-    return next(compress(count(), map(ne, old[:limit], new[:limit])))
-
-
 def _reusable(
     old: tuple[MessageKey, UnitKey, list[ContextItem]], messages: MessageKey, units: UnitKey
 ) -> int:
@@ -275,11 +269,11 @@ def _reusable(
     olds: tuple[Sequence[object], ...] = old_messages
     news: tuple[Sequence[object], ...] = messages
     for old_column, new_column in zip(olds, news, strict=True):
-        agreed = _agreeing(old_column, new_column, agreed)
+        agreed = agreeing(old_column, new_column, agreed)
     start = min(len(units[1]), len(old[2]))
     for old_unit_column, new_unit_column in zip(old_units, units, strict=True):
         if new_unit_column is not None:
-            start = _agreeing(old_unit_column, new_unit_column, start)  # type: ignore[arg-type]
+            start = agreeing(old_unit_column, new_unit_column, start)  # type: ignore[arg-type]
     if units[0] is None:
         return min(start, agreed)
     # The leading units whose messages all lie within the agreeing messages.

@@ -19,6 +19,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
+from cupel._prefix import agreeing
+
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any
@@ -281,7 +283,7 @@ class TermCounts:
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
-        self._kept: tuple[tuple[bool, bool], Sequence[str], dict[str, list[int]]] | None = None
+        self._kept: tuple[tuple[bool, bool], list[str], dict[str, list[int]]] | None = None
 
     def columns(
         self,
@@ -295,16 +297,14 @@ class TermCounts:
         """How often each text holds each term of ``wanted``: a column a term, a count a text.
         ``count(terms, texts)`` gives the same for what was not kept."""
         settings = (stemming, stop_words)
+        texts = list(texts)
         with self._lock:
             kept = self._kept
         old: dict[str, list[int]] = {}
         same = 0  # how many leading texts equal last call's
         if kept is not None and kept[0] == settings:
             old = kept[2]
-            for before, now in zip(kept[1], texts, strict=False):
-                if before != now:
-                    break
-                same += 1
+            same = agreeing(kept[1], texts, min(len(kept[1]), len(texts)))
         known = [term for term in wanted if term in old]
         fresh = [term for term in wanted if term not in old]
         columns = dict(zip(fresh, count(fresh, texts), strict=True)) if fresh else {}
@@ -313,5 +313,5 @@ class TermCounts:
             for term, tail in zip(known, rest, strict=True):
                 columns[term] = old[term][:same] + tail
         with self._lock:
-            self._kept = (settings, tuple(texts), columns)
+            self._kept = (settings, texts, columns)
         return [columns[term] for term in wanted]
