@@ -313,24 +313,22 @@ class RelevanceScorer(ScorerBase):
             return scores
         count = len(scores)
         np = _numeric.numpy_module() if count >= WHOLE_LIST_MINIMUM else None
-        spread = list(scores)
-        if np is not None:
-            values = np.asarray(scores, dtype=np.float64)
-            array = values.copy()
+        spread: Any = list(scores) if np is None else np.asarray(scores, dtype=np.float64)
+        values: Any = scores if np is None else spread.copy()
         share = 1.0
         for distance in range(1, min(self.neighbors, count - 1) + 1):
             share *= self.neighbor_weight
             # Every item gains from the one `distance` before it, then from the one after it (the
             # array twin adds in the same order, so the floats are the same).
             if np is not None:
-                array[distance:] += share * values[:-distance]
-                array[:-distance] += share * values[distance:]
-                continue
-            for index in range(distance, count):
-                spread[index] += share * scores[index - distance]
-                spread[index - distance] += share * scores[index]
+                spread[distance:] += share * values[:-distance]
+                spread[:-distance] += share * values[distance:]
+            else:
+                for index in range(distance, count):
+                    spread[index] += share * values[index - distance]
+                    spread[index - distance] += share * values[index]
         if np is not None:
-            spread = array.tolist()
+            spread = spread.tolist()
         best = max(spread)
         return [value / best for value in spread] if best > 0 else spread
 
