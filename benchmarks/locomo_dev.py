@@ -27,6 +27,9 @@ Selectors:
   ranking (``a=0.5``: by ``score / tokens**0.5``) or hybrid scores (``w=0.5`` with HashingEmbedder).
 - Any ``POLICY[@W][+q|+auto][:STRATEGY[:RECENT_SHARE]]``: a preset (or ``relevance``), with or
   without the question, a strategy and a ``recent_share`` (``chat+q:turns:0.25``).
+
+A preset selector runs warm, one ``ChatSession`` across the questions (as a running chat holds one);
+``/cold`` at the end of its name runs it without (``chat+auto/cold``). Both select the same.
 """
 
 from __future__ import annotations
@@ -59,13 +62,14 @@ def _relevance_only() -> Policy:
 
 
 def _chat_selector(
-    policy: Policy, *, query: str, strategy: str | None, share: float | None, counter: Any
+    policy: Policy, *, query: str, strategy: str | None, share: float | None, counter: Any, cold: bool
 ) -> Selector:
-    """``query``: ``"q"`` (the question), ``"auto"`` (select_messages's default) or ``""`` (None)."""
+    """``query``: ``"q"`` (the question), ``"auto"`` (select_messages's default) or ``""`` (None);
+    ``cold``: no session, every call reads, counts and searches afresh."""
 
-    # The questions of one conversation share its messages: a session counts each text once (the
-    # selection is the same with or without it).
-    session = ChatSession()
+    # The questions of one conversation share its messages, the history growing question by question:
+    # a session counts each text once and searches only new turns (the selection is the same without).
+    session = None if cold else ChatSession()
 
     def run(case: EvalCase, tokens: list[int], budget: int) -> tuple[list[int], bool]:
         assert case.messages is not None
@@ -180,7 +184,8 @@ def selector(name: str, counter: Any) -> Selector:
         return _bm25_variant(name.removeprefix("bm25:"))
     if name == "recent":
         return _recent
-    head, _, rest = name.partition(":")
+    cold = name.endswith("/cold")
+    head, _, rest = name.removesuffix("/cold").partition(":")
     strategy, _, share = rest.partition(":")
     policy_name, _, flag = head.partition("+")
     policy_name, _, weight = policy_name.partition("@")
@@ -197,6 +202,7 @@ def selector(name: str, counter: Any) -> Selector:
         strategy=strategy or None,
         share=float(share) if share else None,
         counter=counter,
+        cold=cold,
     )
 
 
