@@ -151,7 +151,6 @@ LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "l
 
 def run_chat(path: Path, repeat: int) -> dict[str, object]:
     """``select_messages`` with the automatic query against no query, per LoCoMo dev conversation."""
-    from cupel.chat import select_messages
     from cupel.eval.loaders import load_locomo
     from cupel.tokens import counter_from_name
 

@@ -242,7 +242,9 @@ def _density_order(np: Any, order: Sequence[int], tokens: Sequence[int], scores:
     return index[positions], counts[positions]
 
 
-def _large_density_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]) -> Any:
+def _large_density_order(
+    order: Sequence[int], tokens: Sequence[int], scores: Sequence[float]
+) -> tuple[Any, Any, Any] | None:
     """``(numpy, candidates, token counts)`` of :func:`_density_order` for an ``order`` large enough for
     numpy; None otherwise."""
     np = _large(order)
@@ -274,7 +276,8 @@ def greedy_order(order: Sequence[int], tokens: Sequence[int], scores: Sequence[f
     found = _large_density_order(order, tokens, scores)
     if found is None:
         return None
-    return found[1].tolist()  # type: ignore[no-any-return]
+    by_density: list[int] = found[1].tolist()
+    return by_density
 
 
 def greedy_fill(

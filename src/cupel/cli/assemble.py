@@ -22,7 +22,6 @@ from cupel.assembly import (
     AssembledContext,
     AssemblyConfig,
     PackingStrategy,
-    ResultsFormatError,
     StaticRetriever,
     TokenBudget,
     assemble_context,
@@ -234,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
             candidates = len(results)
     except UnicodeDecodeError as error:
         return _fail(args, error, f"{args.results}: not valid UTF-8 (byte {error.start})")
-    except (CliError, ResultsFormatError, CupelError) as error:
+    except (CliError, CupelError) as error:  # ResultsFormatError is a CupelError
         return _fail(args, error, str(error))
     text = format_context(context, include_metadata=config.include_metadata)
     if args.format == "json":
