@@ -165,3 +165,30 @@ def test_langgraph_pre_model_hook_clears_older_tool_results_first() -> None:
                 if isinstance(m, AIMessage)
             ]
             assert len(calls) > len(unclear)
+
+
+def test_a_repairing_hook_clears_older_tool_results_as_the_checking_one_does() -> None:
+    pytest.importorskip("langgraph")
+    import dataclasses
+
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    from cupel.integrations.langgraph import pre_model_hook
+    from cupel.model import OverflowStrategy
+    from cupel.policy import ChatSettings, ToolResultClearing, chat
+
+    policy = dataclasses.replace(
+        chat(),
+        overflow_strategy=OverflowStrategy.TRUNCATE,
+        chat=ChatSettings(clear_tool_results=ToolResultClearing(keep=2)),
+    )
+    checking, repairing = pre_model_hook(BUDGET, policy), pre_model_hook(BUDGET, policy, on_invalid="repair")
+    messages: list[Any] = [SystemMessage("You are a deploy agent."), HumanMessage(TASK)]
+    cleared_any = False
+    for step in range(STEPS):
+        messages.append(AIMessage("", tool_calls=[{"id": f"c{step}", "name": "logs", "args": {"n": step}}]))
+        messages.append(ToolMessage(_result(step), tool_call_id=f"c{step}", name="logs"))
+        sent = [m.model_dump() for m in repairing.invoke({"messages": messages})["llm_input_messages"]]
+        assert sent == [m.model_dump() for m in checking.invoke({"messages": messages})["llm_input_messages"]]
+        cleared_any = cleared_any or any(str(m["content"]).startswith("[tool result cleared") for m in sent)
+    assert cleared_any

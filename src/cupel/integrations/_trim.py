@@ -154,25 +154,28 @@ class Trimmer:
             lambda message, index, chosen: parse_message(self.view_of(message, index), index, chosen),
         )
 
+        def select(kept: list[Any], resolved: ContextBudget) -> ChatSelection[Any]:
+            if self.settings.on_invalid == "repair":
+                chosen = self.options or ChatOptions()
+                views = self.views(kept)
+                parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
+                return select_repaired(
+                    parsed, kept, resolved, pipeline, settings, counter=counter, options=chosen
+                )
+            return select_units(self.items(kept, counter), resolved, pipeline, settings)
+
         def run(resolved: ContextBudget) -> ChatSelection[Any]:
             with run_attributes(attributes):
-                if self.settings.on_invalid == "repair":
-                    chosen = self.options or ChatOptions()
-                    views = self.views(originals)
-                    parsed = [parse_message(view, index, chosen) for index, view in enumerate(views)]
-                    selection = select_repaired(
-                        parsed, originals, resolved, pipeline, settings, counter=counter, options=chosen
-                    )
-                else:
-                    selection = clear_first(
-                        settings.clear_tool_results,
-                        self.view_of,
-                        self.cleared,
-                        originals,
-                        counter,
-                        self.options,
-                        lambda kept: select_units(self.items(kept, counter), resolved, pipeline, settings),
-                    )[0]
+                # Repaired or not, older tool results are cleared first, as select_messages does.
+                selection = clear_first(
+                    settings.clear_tool_results,
+                    self.view_of,
+                    self.cleared,
+                    originals,
+                    counter,
+                    self.options,
+                    lambda kept: select(kept, resolved),
+                )[0]
                 result: ChatSelection[Any] = explained(selection, pipeline, settings.strategy)
                 return result
 
