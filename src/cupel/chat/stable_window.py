@@ -211,21 +211,22 @@ class StableWindow:
         clearing = self._settings.clear_tool_results
         keywords = {**KEYWORD_DEFAULTS, **self._keywords(strict=True)}
         policy, counter, options = (keywords.pop("policy"), keywords.pop("counter"), keywords.pop("options"))
-        chosen_by: tuple[Callable[[list[Any]], ChatSelection[Any]], ...] = (
-            lambda kept: select_with(kept, self._low_budget, policy, counter, options, keywords),
-            lambda kept: select_messages(kept, self._budget, **self._keywords()),
-        )
         at_least = clearing.clear_at_least if clearing is not None else 0
-        for select in chosen_by:
-            try:
-                chosen, sent, cleared = clear_first(
-                    clearing, read, DICTS.cleared, view, counter, options, select, at_least
-                )
-            except _TOO_SMALL:
-                if select is chosen_by[-1]:
-                    raise
-                continue
-            break
+
+        def low(kept: list[Any]) -> ChatSelection[Any]:
+            return select_with(kept, self._low_budget, policy, counter, options, keywords)
+
+        def full(kept: list[Any]) -> ChatSelection[Any]:
+            return select_messages(kept, self._budget, **self._keywords())
+
+        try:
+            chosen, sent, cleared = clear_first(
+                clearing, read, DICTS.cleared, view, counter, options, low, at_least
+            )
+        except _TOO_SMALL:
+            chosen, sent, cleared = clear_first(
+                clearing, read, DICTS.cleared, view, counter, options, full, at_least
+            )
         self._cleared = {**so_far, **{result.index: sent[result.index] for result in cleared}}
         return chosen, sent, tuple((result.index, result.call_id) for result in cleared)
 
