@@ -39,7 +39,6 @@ from cupel.chat.window_state import (
     pinned_tokens,
     positions_of,
     ranges_of,
-    scaled,
     selected_positions,
     share_of,
     traced_turn,
@@ -127,7 +126,10 @@ class StableWindow:
             raise InvalidConfigurationError(
                 f"low_water must be <= high_water ({self._high}), got {self._low}"
             )
-        self._low_budget = scaled(self._budget, self._low)
+        # The target scaled to the low-water mark, the hard limits kept.
+        self._low_budget = self._budget.replace(
+            target_tokens=math.floor(self._budget.target_tokens * self._low)
+        )
         if isinstance(summary_tokens, bool) or not isinstance(summary_tokens, int) or summary_tokens < 0:
             raise InvalidConfigurationError(f"summary_tokens must be an int >= 0, got {summary_tokens!r}")
         self._summarize = summarize
