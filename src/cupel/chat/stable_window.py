@@ -39,7 +39,6 @@ from cupel.chat.window_state import (
     pinned_tokens,
     positions_of,
     ranges_of,
-    scaled,
     selected_positions,
     share_of,
     traced_turn,
@@ -127,7 +126,10 @@ class StableWindow:
             raise InvalidConfigurationError(
                 f"low_water must be <= high_water ({self._high}), got {self._low}"
             )
-        self._low_budget = scaled(self._budget, self._low)
+        # The target scaled to the low-water mark, the hard limits kept.
+        self._low_budget = self._budget.replace(
+            target_tokens=math.floor(self._budget.target_tokens * self._low)
+        )
         if isinstance(summary_tokens, bool) or not isinstance(summary_tokens, int) or summary_tokens < 0:
             raise InvalidConfigurationError(f"summary_tokens must be an int >= 0, got {summary_tokens!r}")
         self._summarize = summarize
@@ -211,21 +213,22 @@ class StableWindow:
         clearing = self._settings.clear_tool_results
         keywords = {**KEYWORD_DEFAULTS, **self._keywords(strict=True)}
         policy, counter, options = (keywords.pop("policy"), keywords.pop("counter"), keywords.pop("options"))
-        chosen_by: tuple[Callable[[list[Any]], ChatSelection[Any]], ...] = (
-            lambda kept: select_with(kept, self._low_budget, policy, counter, options, keywords),
-            lambda kept: select_messages(kept, self._budget, **self._keywords()),
-        )
         at_least = clearing.clear_at_least if clearing is not None else 0
-        for select in chosen_by:
-            try:
-                chosen, sent, cleared = clear_first(
-                    clearing, read, DICTS.cleared, view, counter, options, select, at_least
-                )
-            except _TOO_SMALL:
-                if select is chosen_by[-1]:
-                    raise
-                continue
-            break
+
+        def low(kept: list[Any]) -> ChatSelection[Any]:
+            return select_with(kept, self._low_budget, policy, counter, options, keywords)
+
+        def full(kept: list[Any]) -> ChatSelection[Any]:
+            return select_messages(kept, self._budget, **self._keywords())
+
+        try:
+            chosen, sent, cleared = clear_first(
+                clearing, read, DICTS.cleared, view, counter, options, low, at_least
+            )
+        except _TOO_SMALL:
+            chosen, sent, cleared = clear_first(
+                clearing, read, DICTS.cleared, view, counter, options, full, at_least
+            )
         self._cleared = {**so_far, **{result.index: sent[result.index] for result in cleared}}
         return chosen, sent, tuple((result.index, result.call_id) for result in cleared)
 

@@ -45,7 +45,6 @@ __all__ = [
     "pinned_tokens",
     "positions_of",
     "ranges_of",
-    "scaled",
     "selected_positions",
     "share_of",
     "traced_turn",
@@ -383,17 +382,6 @@ def share_of(name: str, value: object) -> float:
     if not (math.isfinite(value) and 0.0 < value <= 1.0):
         raise InvalidConfigurationError(f"{name} must be in (0, 1], got {value!r}")
     return float(value)
-
-
-def scaled(budget: ContextBudget, share: float) -> ContextBudget:
-    """``budget`` with its target scaled to ``share`` (its hard limits kept)."""
-    return ContextBudget(
-        budget.max_tokens,
-        math.floor(budget.target_tokens * share),
-        output_reserve=budget.output_reserve,
-        reserved_slots={str(kind): count for kind, count in budget.reserved_slots.items()},
-        estimation_safety_margin_percent=budget.estimation_safety_margin_percent,
-    )
 
 
 def pinned_tokens(

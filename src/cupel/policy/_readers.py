@@ -209,7 +209,8 @@ def _scorer_relevance(params: _Params, path: str, reader: _Reader) -> scorers.Re
     if "neighbors" in params:
         options["neighbors"] = _integer(params["neighbors"], _key(path, "neighbors"), minimum=0)
     if "neighbor_weight" in params:
-        options["neighbor_weight"] = _unit(params, path, "neighbor_weight", 0.5)
+        weight = params["neighbor_weight"]
+        options["neighbor_weight"] = _number(weight, _key(path, "neighbor_weight"), minimum=0.0, maximum=1.0)
     return scorers.RelevanceScorer(query, **options)
 
 

@@ -150,20 +150,6 @@ class ToolResultClearing:
         }
 
 
-def clearing_of(value: object) -> ToolResultClearing | None:
-    """``clear_tool_results`` as given: ``True`` (the defaults), ``False`` or ``None`` (off), or a
-    :class:`ToolResultClearing`."""
-    if value is True:
-        return ToolResultClearing()
-    if value is None or value is False:
-        return None
-    if not isinstance(value, ToolResultClearing):
-        raise CupelTypeError(
-            f"clear_tool_results must be a bool, None or a ToolResultClearing, got {type(value).__name__}"
-        )
-    return value
-
-
 @dataclass(frozen=True, slots=True)
 class ChatSettings:
     """Chat selection settings, validated at construction.
@@ -200,11 +186,15 @@ class ChatSettings:
             raise InvalidConfigurationError(
                 f"ChatSettings.start_on must be one of {', '.join(START_ON)}; got {self.start_on!r}"
             )
-        try:
-            clearing = clearing_of(self.clear_tool_results)
-        except CupelTypeError as error:
-            raise CupelTypeError(f"ChatSettings.{error}") from None
-        object.__setattr__(self, "clear_tool_results", clearing)
+        # True stands for the defaults, False for off (as None).
+        clearing: object = self.clear_tool_results
+        if clearing is True or clearing is False:
+            object.__setattr__(self, "clear_tool_results", ToolResultClearing() if clearing else None)
+        elif clearing is not None and not isinstance(clearing, ToolResultClearing):
+            raise CupelTypeError(
+                "ChatSettings.clear_tool_results must be a bool, None or a ToolResultClearing, "
+                f"got {type(clearing).__name__}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The policy-file ``chat`` table (``clear_tool_results`` only when set)."""

@@ -184,8 +184,8 @@ def _read_chat(value: object, base: ChatSettings | None) -> ChatSettings:
     """The ``chat`` table; keys not given keep the base preset's values (or the defaults)."""
     table = _table(value, "chat")
     _check_keys(table, "chat", _CHAT_KEYS, "chat settings")
-    settings: dict[str, Any] = (base or ChatSettings()).to_dict()
-    settings["clear_tool_results"] = (base or ChatSettings()).clear_tool_results
+    current = base or ChatSettings()
+    settings: dict[str, Any] = {**current.to_dict(), "clear_tool_results": current.clear_tool_results}
     if "clear_tool_results" in table:
         settings["clear_tool_results"] = _read_clearing(table["clear_tool_results"])
     for key in ("strategy", "start_on"):
