@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid, selection_attributes
 from cupel.chat.parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
 from cupel.chat.plan import Summarizer, run_planned_async
-from cupel.chat.read import Reader, build_items, message_costs
+from cupel.chat.read import Reader, build_items, cleared_blocks, message_costs
 from cupel.chat.render import ChatSelection
 from cupel.chat.select import plan_selection, select_with
 from cupel.chat.session import ChatSession
@@ -302,15 +302,7 @@ def cleared_message(message: Any, texts: Mapping[str, str]) -> Any:
     ``texts`` (call id -> placeholder) hold the placeholder; ids, names and the rest are kept."""
     if getattr(message, "type", None) == "tool":
         return message.model_copy(update={"content": texts[message.tool_call_id]})
-    content = [
-        {**block, "content": texts[block["tool_use_id"]]}
-        if isinstance(block, dict)
-        and block.get("type") == "tool_result"
-        and block.get("tool_use_id") in texts
-        else block
-        for block in message.content
-    ]
-    return message.model_copy(update={"content": content})
+    return message.model_copy(update={"content": cleared_blocks(message.content, texts)})
 
 
 def _plan(
