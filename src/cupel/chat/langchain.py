@@ -145,20 +145,8 @@ def _plain_columns(module: ModuleType, messages: Sequence[Any]) -> tuple[list[st
             if (
                 not any(_field(ais, "tool_calls"))
                 and not any(_field(ais, "invalid_tool_calls"))
-                and not any(
-                    map(
-                        contains,
-                        _field(ais, "additional_kwargs", {"function_call": 1}),
-                        repeat("function_call"),
-                    )
-                )
-                and not any(
-                    map(
-                        contains,
-                        _field(systems, "additional_kwargs", {"__openai_role__": 1}),
-                        repeat("__openai_role__"),
-                    )
-                )
+                and not _any_kwarg(ais, "function_call")
+                and not _any_kwarg(systems, "__openai_role__")
             ):
                 roles: list[Any] = list(map(role_of.__getitem__, types))
                 return roles, contents
@@ -172,6 +160,11 @@ _ABSENT = ("absent",)  # truthy, no str, None or mapping: a missing field fails 
 def _field(fields: list[dict[str, Any]], name: str, absent: object = _ABSENT) -> list[Any]:
     """The field ``name`` of each message's field dict (``absent`` where it has none)."""
     return list(map(dict.get, fields, repeat(name), repeat(absent)))
+
+
+def _any_kwarg(fields: list[dict[str, Any]], key: str) -> bool:
+    """Whether any message's ``additional_kwargs`` holds ``key`` (a message without them: yes)."""
+    return any(map(contains, _field(fields, "additional_kwargs", {key: 1}), repeat(key)))
 
 
 def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
