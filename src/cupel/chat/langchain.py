@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from cupel.chat.options import ChatOptions, ChatPolicy, OnInvalid, selection_attributes
 from cupel.chat.parse import MessageView, ParsedMessage, parse_message, plain_columns_of, plain_message
 from cupel.chat.plan import Summarizer, run_planned_async
-from cupel.chat.read import Reader, build_items, message_costs
+from cupel.chat.read import Reader, build_items, cleared_blocks, message_costs
 from cupel.chat.render import ChatSelection
 from cupel.chat.select import plan_selection, select_with
 from cupel.chat.session import ChatSession
@@ -145,20 +145,8 @@ def _plain_columns(module: ModuleType, messages: Sequence[Any]) -> tuple[list[st
             if (
                 not any(_field(ais, "tool_calls"))
                 and not any(_field(ais, "invalid_tool_calls"))
-                and not any(
-                    map(
-                        contains,
-                        _field(ais, "additional_kwargs", {"function_call": 1}),
-                        repeat("function_call"),
-                    )
-                )
-                and not any(
-                    map(
-                        contains,
-                        _field(systems, "additional_kwargs", {"__openai_role__": 1}),
-                        repeat("__openai_role__"),
-                    )
-                )
+                and not _any_kwarg(ais, "function_call")
+                and not _any_kwarg(systems, "__openai_role__")
             ):
                 roles: list[Any] = list(map(role_of.__getitem__, types))
                 return roles, contents
@@ -172,6 +160,11 @@ _ABSENT = ("absent",)  # truthy, no str, None or mapping: a missing field fails 
 def _field(fields: list[dict[str, Any]], name: str, absent: object = _ABSENT) -> list[Any]:
     """The field ``name`` of each message's field dict (``absent`` where it has none)."""
     return list(map(dict.get, fields, repeat(name), repeat(absent)))
+
+
+def _any_kwarg(fields: list[dict[str, Any]], key: str) -> bool:
+    """Whether any message's ``additional_kwargs`` holds ``key`` (a message without them: yes)."""
+    return any(map(contains, _field(fields, "additional_kwargs", {key: 1}), repeat(key)))
 
 
 def _plain(module: ModuleType, message: Any, index: int, options: ChatOptions) -> ParsedMessage | None:
@@ -302,15 +295,7 @@ def cleared_message(message: Any, texts: Mapping[str, str]) -> Any:
     ``texts`` (call id -> placeholder) hold the placeholder; ids, names and the rest are kept."""
     if getattr(message, "type", None) == "tool":
         return message.model_copy(update={"content": texts[message.tool_call_id]})
-    content = [
-        {**block, "content": texts[block["tool_use_id"]]}
-        if isinstance(block, dict)
-        and block.get("type") == "tool_result"
-        and block.get("tool_use_id") in texts
-        else block
-        for block in message.content
-    ]
-    return message.model_copy(update={"content": content})
+    return message.model_copy(update={"content": cleared_blocks(message.content, texts)})
 
 
 def _plan(

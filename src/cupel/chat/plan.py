@@ -421,8 +421,7 @@ def clear_first(
     results = tool_results(views, clearing.text, counter, options or ChatOptions())
     eligible = clearing.clearable(results)
     if write is None or not eligible:  # none to clear, or messages cupel cannot rewrite (said in a note)
-        fitted = write is not None or not eligible
-        return with_cleared(plain or select(originals), [], originals, fitted=fitted), originals, []
+        return with_cleared(plain or select(originals), [], originals, fitted=not eligible), originals, []
     found: dict[int, tuple[ChatSelection[Any], list[Any]]] = {}
 
     def fits(count: int) -> bool:

@@ -44,6 +44,7 @@ __all__ = [
     "Repair",
     "TranscriptColumns",
     "build_items",
+    "cleared_blocks",
     "is_chat_transcript",
     "message_costs",
     "message_token_counts",
@@ -361,19 +362,20 @@ class Reader:
 
 
 def _cleared_dict(message: Mapping[str, Any], texts: Mapping[str, str]) -> dict[str, Any]:
-    """A copy of a tool message (OpenAI) or of a user message's ``tool_result`` blocks (Anthropic)
-    with the named results' content replaced; ``message`` and its blocks are not changed."""
+    """A copy of an OpenAI tool message or an Anthropic user message with its named results cleared."""
     if message.get("role") == "tool":
         return {**message, "content": texts[message["tool_call_id"]]}
-    blocks: list[Any] = []
-    for block in message["content"]:
-        named = isinstance(block, Mapping) and block.get("type") == "tool_result"
-        blocks.append(
-            {**block, "content": texts[block["tool_use_id"]]}
-            if named and block["tool_use_id"] in texts
-            else block
-        )
-    return {**message, "content": blocks}
+    return {**message, "content": cleared_blocks(message["content"], texts)}
+
+
+def cleared_blocks(blocks: Sequence[Any], texts: Mapping[str, str]) -> list[Any]:
+    """``blocks`` with a copy of each ``tool_result`` named in ``texts`` holding its placeholder."""
+    return [
+        {**one, "content": texts[one["tool_use_id"]]}
+        if isinstance(one, Mapping) and one.get("type") == "tool_result" and one.get("tool_use_id") in texts
+        else one
+        for one in blocks
+    ]
 
 
 def _parse_dict(message: Any, index: int, options: ChatOptions) -> ParsedMessage:
@@ -390,7 +392,7 @@ DICTS = Reader(
     plain=lambda message, index, options: parse_plain(message, index, options, render=False),
     items=lambda originals, counter, options: messages_to_items(originals, counter=counter, options=options),
     system_message=lambda text: {"role": "system", "content": text},
-    cleared=lambda message, texts: _cleared_dict(message, texts),
+    cleared=_cleared_dict,
 )
 """The reader of message dicts (OpenAI's and Anthropic's forms)."""
 

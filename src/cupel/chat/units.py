@@ -38,7 +38,6 @@ __all__ = [
     "KINDS",
     "TurnRecords",
     "candidate_batch",
-    "kind_codes",
     "tool_results",
     "turn_contents",
     "turn_item_of",
@@ -52,7 +51,7 @@ __all__ = [
 ]
 
 KINDS = (ContextKind.MESSAGE, ContextKind.TOOL_OUTPUT, ContextKind.SYSTEM_PROMPT)
-"""The kinds a unit or turn can have, by the code :func:`kind_codes` gives."""
+"""The kinds a unit or turn can have, by the code :func:`_kind_codes` gives."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +251,8 @@ def _micros(positions: range) -> Iterable[int]:
 _SYSTEM_CODES = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, 2))
 
 
-def kind_codes(records: TurnRecords) -> list[int]:
-    """Each unit's kind, as its position in :data:`~cupel.chat.choose.KINDS`."""
+def _kind_codes(records: TurnRecords) -> list[int]:
+    """Each unit's kind, as its position in :data:`KINDS`."""
     codes = list(map(_SYSTEM_CODES.get, records.first_roles, repeat(0)))  # one C-level pass
     if records.units is not None:
         for position, unit in enumerate(records.units):
@@ -313,7 +312,7 @@ def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[
         count - start,
         records.columns.renderings(start),
         records.tokens[start:],
-        kind_codes(records)[start:],
+        _kind_codes(records)[start:],
         tags,
         metadata,
         stamps[start:],
@@ -349,7 +348,7 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
         count - start,
         ["\n".join(map(rendering, unit)) for unit in units],
         records.tokens[start:],
-        kind_codes(records)[start:],
+        _kind_codes(records)[start:],
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
         metadata,
         list(map(stamps.__getitem__, firsts)),

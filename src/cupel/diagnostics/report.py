@@ -153,10 +153,7 @@ def report_of_columns(
         else InclusionReason.SCORED
         for position in included
     ]
-    left_out = list(compress(range(count), map(not_, kept)))
-    excluded = _numeric.order_by_score(scores, left_out)  # numpy's for a large list, else Python's
-    if excluded is None:
-        excluded = descending_indices(left_out, scores)
+    excluded = _by_score(scores, list(compress(range(count), map(not_, kept))))
     return SelectionReport(
         events=(),
         included=tuple(
@@ -201,12 +198,8 @@ def _excluded_entries(
 def _sorted_excluded(
     items: list[ContextItem], scores: list[float], reasons: list[ExclusionReason]
 ) -> tuple[ExcludedItem, ...]:
-    # Stable sort: equal scores keep the order in which items were excluded (numpy's for large lists
-    # without NaN, the same order).
-    positions = range(len(scores))
-    order = _numeric.order_by_score(scores, positions)
-    if order is None:
-        order = descending_indices(positions, scores)
+    # Stable sort: equal scores keep the order in which items were excluded.
+    order = _by_score(scores, range(len(scores)))
     return tuple(
         _excluded_batch(
             len(order),
@@ -215,6 +208,13 @@ def _sorted_excluded(
             map(reasons.__getitem__, order),
         )
     )
+
+
+def _by_score(scores: Sequence[float], positions: Sequence[int]) -> list[int]:
+    """``positions`` by score descending, a stable sort, NaN last (numpy's for a large list without NaN,
+    the same order; else Python's)."""
+    order = _numeric.order_by_score(scores, positions)
+    return descending_indices(positions, scores) if order is None else order
 
 
 def with_relevance(
