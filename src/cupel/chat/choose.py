@@ -17,8 +17,7 @@ from itertools import accumulate, compress
 from itertools import count as naturals
 from operator import not_, sub
 
-from cupel import _numeric
-from cupel._score_order import descending_indices
+from cupel._prepared import score_order
 from cupel.chat.options import available_tokens
 from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.units import (
@@ -145,10 +144,7 @@ def choose_older(
         return None
     scores, relevance = score_candidates(pipeline.scorer, batch)
     # Stage 4 as the pipeline sorts, then its index-list slice (Pipeline._prepare and _select).
-    survivors = list(range(len(scores)))
-    order = _numeric.order_by_score(scores, survivors)
-    if order is None:
-        order = descending_indices(survivors, scores)
+    order = score_order(scores, list(range(len(scores))))
     budget = compute_effective_budget(ContextBudget(remaining, remaining), 0)
     chosen: list[int] = slice_indices(order, tokens, scores, budget)
     if sum(map(tokens.__getitem__, chosen)) > remaining:
