@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 import pytest
@@ -64,6 +65,30 @@ def test_the_array_passes_count_as_the_reference(
     options = {"stemming": stemming, "stop_words": stop_words}
     expected = terms.count_terms(wanted, texts, **options)
     assert _counts(terms.term_table(np, wanted, texts, **options)) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(_TEXTS, st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join), st.integers(1, 40))
+def test_counting_run_by_run_counts_as_one_run(texts: list[str], query: str, run: int) -> None:
+    wanted = query_terms(query)
+    if not wanted:
+        return
+    options = {"stemming": True, "stop_words": True}
+    whole = terms.count_terms(wanted, texts, **options)
+    table = None
+    np = relevance._numeric.numpy_module()
+    if np is not None:
+        table = terms.term_table(np, wanted, texts, **options).tolist()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(terms, "_RUN", run)  # many runs, some of one text longer than a run
+        runs = list(terms._runs(texts))
+        assert [text for _, part in runs for text in part] == texts
+        assert [first for first, _ in runs] == list(accumulate([0, *(len(part) for _, part in runs[:-1])]))
+        for _, part in runs[:-1]:  # each run but the last just reaches the size
+            assert sum(map(len, part)) >= run > sum(map(len, part[:-1]))
+        assert terms.count_terms(wanted, texts, **options) == whole
+        if np is not None:
+            assert terms.term_table(np, wanted, texts, **options).tolist() == table
 
 
 def _counts(table: Any) -> dict[int, list[int]]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import _thread
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 
 from cupel._prefix import agreeing
@@ -131,6 +131,24 @@ def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
 
 _PADDING = "\n" * 7
 
+#: Texts are lowered and searched about this many characters at a time. A run's buffers are then
+#: reused by the next run and stay in cache while every term is searched; buffers the size of the
+#: whole list were fresh memory on every call, and touching it first cost about a fifth of the
+#: counting (docs/spec-notes.md, "What relevance costs").
+_RUN = 1 << 19
+
+
+def _runs(texts: Sequence[str]) -> Iterator[tuple[int, Sequence[str]]]:
+    """``texts`` as consecutive runs of about :data:`_RUN` characters (a text longer than that alone),
+    each with the position of its first text."""
+    totals = list(accumulate(map(len, texts)))  # the characters up to each text's end
+    start = 0
+    while start < len(texts):
+        before = totals[start - 1] if start else 0
+        end = min(bisect_left(totals, before + _RUN, lo=start) + 1, len(texts))
+        yield start, texts[start:end]
+        start = end
+
 
 def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
     r""":func:`count_terms` in whole-array passes, as a table: a row a text, a column a term.
@@ -141,14 +159,17 @@ def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bo
     integer, match the term's; each distinct such word is mapped to its term once, in Python;
     the matches are counted per text by binary search of where each text ends.
     """
-    corpus, ends = _lowered(texts)
-    words = _Words(np, corpus)
-    bounds = np.asarray(ends, dtype=np.int64)
-    columns = []
-    for term in wanted:
-        found = words.of_term(term, stemming=stemming, stop_words=stop_words)
-        columns.append(np.diff(np.searchsorted(found, bounds), prepend=0))
-    return np.stack(columns, axis=1)
+    tables = [np.zeros((0, len(wanted)), dtype=np.int64)]
+    for _, run in _runs(texts):
+        corpus, ends = _lowered(run)
+        words = _Words(np, corpus)
+        bounds = np.asarray(ends, dtype=np.int64)
+        columns = []
+        for term in wanted:
+            found = words.of_term(term, stemming=stemming, stop_words=stop_words)
+            columns.append(np.diff(np.searchsorted(found, bounds), prepend=0))
+        tables.append(np.stack(columns, axis=1))
+    return np.concatenate(tables)
 
 
 #: Byte -> 1 for an ASCII letter or digit, else 0: the word mask of an ASCII corpus in one pass.
@@ -245,26 +266,29 @@ def count_terms(
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
     whose term is wanted starts where the term occurs as a substring after a non-word character.
     """
-    corpus, ends = _lowered(texts)
     terms: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
     counts: dict[int, list[int]] = {}
-    for index, term in enumerate(wanted):
-        start = corpus.find(term)
-        while start >= 0:
-            word = None
-            if start == 0 or not corpus[start - 1].isalnum():
-                match = _WORD.match(corpus, start)
-                assert match is not None  # a term starts with a word character
-                word = match.group()
-                found = terms.get(word, "")
-                if found == "":
-                    found = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
-                if found == term:
-                    row = counts.get(doc := bisect_right(ends, start))
-                    if row is None:
-                        row = counts[doc] = [0] * len(wanted)
-                    row[index] += 1
-            start = corpus.find(term, start + (len(word) if word else 1))
+    for first, run in _runs(texts):
+        corpus, ends = _lowered(run)  # starts with a line break: an occurrence has a character before
+        for index, term in enumerate(wanted):
+            start = corpus.find(term)
+            while start >= 0:
+                word = None
+                if not corpus[start - 1].isalnum():
+                    word = term
+                    if corpus[start + len(term)].isalnum():  # a longer word (the padding ends every one)
+                        match = _WORD.match(corpus, start)
+                        assert match is not None  # a term starts with a word character
+                        word = match.group()
+                    found = terms.get(word, "")
+                    if found == "":
+                        found = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
+                    if found == term:
+                        row = counts.get(doc := first + bisect_right(ends, start))
+                        if row is None:
+                            row = counts[doc] = [0] * len(wanted)
+                        row[index] += 1
+                start = corpus.find(term, start + (len(word) if word else 1))
     return counts
 
 
