@@ -126,7 +126,8 @@ def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
         lowered = [text.lower() for text in texts]
         corpus = "\n".join(["", *lowered, _PADDING])
         lengths = list(map(len, lowered))
-    return corpus, list(accumulate(lengths, lambda total, length: total + length + 1, initial=1))[1:]
+    # Each text and its line break, summed in C (a Python lambda a text cost a tenth of the lowering).
+    return corpus, list(accumulate(map((1).__add__, lengths), initial=1))[1:]
 
 
 _PADDING = "\n" * 7
