@@ -29,6 +29,8 @@ from cupel.slicers.greedy import GreedySlice
 
 if TYPE_CHECKING:
     from cupel.diagnostics.report import SelectionReport
+    from cupel.protocols import Scorer
+    from cupel.scorers.columns import ItemColumns
 
 __all__ = ["Tracer"]
 
@@ -57,6 +59,7 @@ class Tracer:
         "plain",
         "positive_tokens",
         "record_item",
+        "relevance",
         "run_end",
         "stage_started_ns",
         "stage_wall_ns",
@@ -71,6 +74,8 @@ class Tracer:
         self.run_end: Callable[[BaseException | None], None] | None = getattr(collector, "on_run_end", None)
         self.stage_started_ns = 0
         self.stage_wall_ns = 0
+        # The relevance term's score of each scored item, by identity (see ``score``).
+        self.relevance: dict[int, float] = {}
         # Whether every candidate is known to have a positive token count (set by a traced slice).
         self.positive_tokens = False
         # Bound once: the per-item calls of a large run. The report-building collector without a
@@ -101,6 +106,16 @@ class Tracer:
         collector: Any = self.collector
         report: SelectionReport = collector._report(copy=False)
         return report
+
+    def score(self, scorer: Scorer, batch: ItemColumns) -> list[float]:
+        """Stage 2's scores of ``batch``, keeping the column of ``scorer``'s relevance term for the
+        report (by item identity): one scoring pass, so the report says what the run combined."""
+        from cupel.scorers._relevance_report import scores_and_relevance
+
+        scores, column = scores_and_relevance(scorer, batch)
+        if column is not None:
+            self.relevance = dict(zip(map(id, batch.items()), column, strict=True))
+        return scores
 
     def start(self) -> None:
         self.stage_wall_ns = time.time_ns()

@@ -30,7 +30,6 @@ from cupel.scorers._base import _is_builtin, bind_query, score_columns
 from cupel.scorers.columns import ItemColumns
 
 TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
-
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
@@ -147,7 +146,7 @@ class Pipeline:
         tracer = Tracer.reporting()  # with a report-building collector of its own
         with collector_paused():
             self._execute(items, budget, tracer, query)
-            return explain_relevance(tracer.report(), bind_query(self.scorer, query), items)
+            return explain_relevance(tracer.report(), bind_query(self.scorer, query), tracer.relevance)
 
     async def arun(
         self,
@@ -256,7 +255,8 @@ class Pipeline:
 
         # Stage 2: Score, the whole list at once, with the query of this call (if any).
         scorer, batch = bind_query(self.scorer, query), ItemColumns.of_items(scoreable)
-        scores = _numeric.float_column(score_columns(scorer, batch)) if scoreable else []
+        scored = score_columns if tracer is None else tracer.score  # a report keeps the relevance
+        scores = _numeric.float_column(scored(scorer, batch)) if scoreable else []
         if tracer is not None:
             tracer.finish(tracer.stages.SCORE, len(scoreable), len(scoreable))
 

@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -30,6 +31,7 @@ from cupel import (
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 from cupel.protocols import QueryScorer
 from cupel.scorers._base import bind_query
+from cupel.scorers.columns import ItemColumns
 from cupel.scorers.relevance import STOP_WORDS, bm25_scores, query_terms, stem
 
 WORDS = ["apple", "banana", "cherry", "dog", "evening", "flight", "garden", "harbor", "island", "jazz"]
@@ -312,6 +314,30 @@ def test_report_entries_carry_relevance_and_notes_name_the_query() -> None:
     again = type(report).from_dict(report.to_dict())
     assert [entry.relevance for entry in again.included] == [entry.relevance for entry in report.included]
     assert again.notes == report.notes
+
+
+def test_a_dry_run_scores_relevance_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []  # the number of texts of each call that scores relevance, either way
+    by_items, by_columns = RelevanceScorer.score_all, RelevanceScorer.score_columns
+
+    def items(self: RelevanceScorer, listed: Sequence[ContextItem]) -> list[float]:
+        calls.append(len(listed))
+        return by_items(self, listed)
+
+    def columns(self: RelevanceScorer, batch: ItemColumns) -> list[float]:
+        calls.append(batch.count)
+        return by_columns(self, batch)
+
+    monkeypatch.setattr(RelevanceScorer, "score_all", items)
+    monkeypatch.setattr(RelevanceScorer, "score_columns", columns)
+    items = _items(["my flight leaves Friday", "garden party", "flight delayed", "jazz"])
+    pipeline = _pipeline(CompositeScorer([(RecencyScorer(), 1.0), (RelevanceScorer(neighbors=1), 1.0)]))
+    report = pipeline.dry_run(items, ContextBudget(max_tokens=100, target_tokens=100), query="flight")
+    assert calls == [4]  # Stage 2 alone: the report keeps the column it combined
+    expected = RelevanceScorer("flight", neighbors=1).score_all(items)
+    assert {entry.item.content: entry.relevance for entry in report.included} == {
+        item.content: score for item, score in zip(items, expected, strict=True)
+    }
 
 
 def test_without_a_query_relevance_adds_nothing_and_the_report_says_so() -> None:

@@ -51,23 +51,15 @@ def relevance_note(relevance: RelevanceScorer) -> str:
     return f"relevance: scored against the query {shown!r}"
 
 
-def explain_relevance(
-    report: SelectionReport, scorer: Scorer, items: Sequence[ContextItem]
-) -> SelectionReport:
-    """``report`` with every scored entry's relevance and a note on the query, when ``scorer`` has a
-    relevance term; otherwise ``report`` itself.
-
-    The relevance column is recomputed over the run's scoreable items (the same list, in the same
-    order, as Stage 2 scored), so it equals the column the run combined.
-    """
+def explain_relevance(report: SelectionReport, scorer: Scorer, by_id: dict[int, float]) -> SelectionReport:
+    """``report`` with every scored entry's relevance (``by_id``: the relevance term's column of the
+    run, by item identity, kept when Stage 2 scored: :func:`scores_and_relevance`) and a note on the
+    query, when ``scorer`` has a relevance term; otherwise ``report`` itself."""
     relevance = find_relevance(scorer)
     if relevance is None:
         return report
     from cupel.diagnostics.report import with_relevance
 
-    scoreable = [item for item in items if not item.pinned and item.tokens >= 0]
-    scores = relevance.score_all(scoreable)
-    by_id = {id(item): score for item, score in zip(scoreable, scores, strict=True)}
     return with_relevance(report, by_id, [relevance_note(relevance)])
 
 
