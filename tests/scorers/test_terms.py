@@ -24,7 +24,15 @@ _WORDS = [
     "deploymentsystemsengineering",
     "webhook",
     "retries",
+    "retried",
     "retry",
+    "retrying",
+    "studies",
+    "running",
+    "runner",
+    "bakes",
+    "baking",
+    "naïveties",
     "the",
     "İstanbul",
     "istanbul",
@@ -89,6 +97,28 @@ def test_counting_run_by_run_counts_as_one_run(texts: list[str], query: str, run
         assert terms.count_terms(wanted, texts, **options) == whole
         if np is not None:
             assert terms.term_table(np, wanted, texts, **options).tolist() == table
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(st.sampled_from("abdeginsyzlu"), min_size=1, max_size=12) | st.sampled_from(_WORDS),
+    st.booleans(),
+    st.booleans(),
+)
+def test_every_word_is_among_the_words_of_its_term(word: str, stemming: bool, stop_words: bool) -> None:
+    word = word.lower()
+    term = terms.term_of(word, stemming=stemming, stop_words=stop_words)
+    if term is not None:
+        assert word in terms.words_of(term, stemming=stemming, stop_words=stop_words)
+
+
+def test_the_words_of_a_stem_are_its_inflections() -> None:
+    stud = terms.words_of("stud", stemming=True, stop_words=True)
+    assert {"stud", "study", "studies", "studied", "studying", "studs"} <= set(stud)
+    assert "student" not in stud and "studio" not in stud
+    assert {"run", "runs", "running"} <= set(terms.words_of("run", stemming=True, stop_words=True))
+    assert terms.words_of("deploy", stemming=False, stop_words=True) == ["deploy"]
+    assert terms.words_of("the", stemming=False, stop_words=True) == []  # a stop word is no term's
 
 
 def _counts(table: Any) -> dict[int, list[int]]:

@@ -35,6 +35,7 @@ __all__ = [
     "stem",
     "term_of",
     "term_table",
+    "words_of",
 ]
 
 _WORD = re.compile(r"[^\W_]+")
@@ -151,6 +152,21 @@ def _runs(texts: Sequence[str]) -> Iterator[tuple[int, Sequence[str]]]:
         start = end
 
 
+def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
+    """Every word whose term is ``term``, sorted: few, as :func:`stem` only removes suffixes. A word
+    stems to ``term`` only as ``term`` + (``e``/``y``) + (a doubled letter) + (``ing``/``ed``) + (``s``),
+    each optional, or as ``term`` + ``ies``/``ied``; these are the ones whose term is ``term``."""
+    words = {term}
+    if stemming:
+        words.update((term + "ies", term + "ied"))
+        for vowel in ("", "e", "y"):
+            base = term + vowel
+            for double in ("", base[-1]):
+                for ending in ("", "ing", "ed"):
+                    words.update((base + double + ending, base + double + ending + "s"))
+    return sorted(word for word in words if term_of(word, stemming=stemming, stop_words=stop_words) == term)
+
+
 def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
     r""":func:`count_terms` in whole-array passes, as a table: a row a text, a column a term.
 
@@ -231,30 +247,34 @@ class _Words:
         return np.sort(np.concatenate([exact, self._longer(term, found[longer], stemming, stop_words)]))
 
     def _longer(self, term: str, found: Any, stemming: bool, stop_words: bool) -> Any:
-        """Those of ``found`` (words that begin with ``term`` and go on) whose term is ``term``: the
-        words are grouped by length and each distinct one is mapped to its term once."""
+        """Those of ``found`` (words that begin with ``term`` and go on) whose term is ``term``: each
+        is compared, length and suffix, with the term's longer words (:func:`words_of`)."""
         np = self.np
+        longer = [
+            word for word in words_of(term, stemming=stemming, stop_words=stop_words) if len(word) > len(term)
+        ]
+        if self.width == 1:  # an ASCII corpus holds no other word
+            longer = [word for word in longer if word.isascii()]
+        if not longer:
+            return found[:0]
+        # Each word's length, counted no further than one past the longest of the term's words.
         lengths = np.full(len(found), len(term) + 1, dtype=np.int64)
         going = np.arange(len(found))
-        while len(going):  # one more unit at a time, for the words that have not ended yet
+        for _ in range(max(map(len, longer)) - len(term)):
             going = going[self.is_word[found[going] + lengths[going]]]
             lengths[going] += 1
         keep = np.zeros(len(found), dtype=bool)
         step = 8 // self.width
-        for length in np.unique(lengths).tolist():
-            group = np.flatnonzero(lengths == length)
-            tails = found[group] + len(term)
-            columns = []
-            for offset in range(0, length - len(term), step):  # the suffix, eight bytes at a time
-                units = min(step, length - len(term) - offset)
-                columns.append(self.windows[tails + offset] & np.uint64((1 << 8 * units * self.width) - 1))
-            suffixes = columns[0] if len(columns) == 1 else np.stack(columns, axis=1)
-            _, first, inverse = np.unique(suffixes, axis=0, return_index=True, return_inverse=True)
-            matches = [
-                term_of(self.corpus[begin : begin + length], stemming=stemming, stop_words=stop_words) == term
-                for begin in found[group[first]].tolist()
-            ]
-            keep[group] = np.asarray(matches, dtype=bool)[inverse.reshape(-1)]
+        for word in longer:
+            rows = np.flatnonzero(lengths == len(word))
+            suffix = word[len(term) :].encode(self.encoding, "surrogatepass")
+            for offset in range(0, len(word) - len(term), step):  # the suffix, eight bytes at a time
+                part = suffix[offset * self.width : (offset + step) * self.width]
+                mask = np.uint64((1 << 8 * len(part)) - 1)
+                rows = rows[
+                    self.windows[found[rows] + len(term) + offset] & mask == int.from_bytes(part, "little")
+                ]
+            keep[rows] = True
         return found[keep]
 
 
