@@ -189,10 +189,6 @@ def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bo
     return np.concatenate(tables)
 
 
-#: Byte -> 1 for an ASCII letter or digit, else 0: the word mask of an ASCII corpus in one pass.
-_WORD_BYTES = bytes(1 if chr(code).isascii() and chr(code).isalnum() else 0 for code in range(256))
-
-
 class _Words:
     """The words of a lower-cased corpus, for :func:`term_table` (one call's, never kept).
 
@@ -207,8 +203,9 @@ class _Words:
         if corpus.isascii():
             self.encoding, self.width = "ascii", 1
             data = corpus.encode("ascii")
-            self.codes = np.frombuffer(data, dtype=np.uint8)
-            self.is_word = np.frombuffer(data.translate(_WORD_BYTES), dtype=bool)
+            self.codes = codes = np.frombuffer(data, dtype=np.uint8)
+            # Lower-cased: the word bytes are a-z and 0-9 (a byte below either range wraps round).
+            self.is_word = ((codes - np.uint8(97)) < 26) | ((codes - np.uint8(48)) < 10)
         else:
             self.encoding, self.width = "utf-32-le", 4
             data = corpus.encode("utf-32-le", "surrogatepass")
@@ -239,16 +236,17 @@ class _Words:
         for offset in range(len(head) // self.width, len(term)):  # the units beyond the key's
             found = found[self.codes[found + offset] == ord(term[offset])]
         longer = self.is_word[found + len(term)]
-        exact = found[~longer]
+        keep = ~longer  # the term itself, as a whole word, unless it is a stop word or stems further
         if term_of(term, stemming=stemming, stop_words=stop_words) != term:
-            exact = exact[:0]
-        if not longer.any():
-            return exact
-        return np.sort(np.concatenate([exact, self._longer(term, found[longer], stemming, stop_words)]))
+            keep[:] = False
+        if longer.any():
+            going = np.flatnonzero(longer)
+            keep[going[self._longer(term, found[going], stemming, stop_words)]] = True
+        return found[keep]
 
     def _longer(self, term: str, found: Any, stemming: bool, stop_words: bool) -> Any:
-        """Those of ``found`` (words that begin with ``term`` and go on) whose term is ``term``: each
-        is compared, length and suffix, with the term's longer words (:func:`words_of`)."""
+        """Which of ``found`` (words that begin with ``term`` and go on) have ``term`` for their term,
+        as a mask: each is compared, length and suffix, with the term's longer words (:func:`words_of`)."""
         np = self.np
         longer = [
             word for word in words_of(term, stemming=stemming, stop_words=stop_words) if len(word) > len(term)
@@ -256,26 +254,36 @@ class _Words:
         if self.width == 1:  # an ASCII corpus holds no other word
             longer = [word for word in longer if word.isascii()]
         if not longer:
-            return found[:0]
+            return np.zeros(len(found), dtype=bool)
         # Each word's length, counted no further than one past the longest of the term's words.
         lengths = np.full(len(found), len(term) + 1, dtype=np.int64)
         going = np.arange(len(found))
         for _ in range(max(map(len, longer)) - len(term)):
             going = going[self.is_word[found[going] + lengths[going]]]
+            if not len(going):
+                break
             lengths[going] += 1
+        present = np.bincount(lengths).tolist()
         keep = np.zeros(len(found), dtype=bool)
         step = 8 // self.width
-        for word in longer:
-            rows = np.flatnonzero(lengths == len(word))
-            suffix = word[len(term) :].encode(self.encoding, "surrogatepass")
-            for offset in range(0, len(word) - len(term), step):  # the suffix, eight bytes at a time
-                part = suffix[offset * self.width : (offset + step) * self.width]
-                mask = np.uint64((1 << 8 * len(part)) - 1)
-                rows = rows[
-                    self.windows[found[rows] + len(term) + offset] & mask == int.from_bytes(part, "little")
-                ]
-            keep[rows] = True
-        return found[keep]
+        for length in sorted(set(map(len, longer))):  # the words of one length share their windows
+            if length >= len(present) or not present[length]:
+                continue
+            rows = np.flatnonzero(lengths == length)
+            tails = found[rows] + len(term)
+            windows = [self.windows[tails + offset] for offset in range(0, length - len(term), step)]
+            matched = np.zeros(len(rows), dtype=bool)
+            for word in longer:
+                if len(word) != length:
+                    continue
+                suffix = word[len(term) :].encode(self.encoding, "surrogatepass")
+                same = np.ones(len(rows), dtype=bool)
+                for window, offset in zip(windows, range(0, len(suffix), 8), strict=True):
+                    part = suffix[offset : offset + 8]  # the suffix, eight bytes at a time
+                    same &= window & np.uint64((1 << 8 * len(part)) - 1) == int.from_bytes(part, "little")
+                matched |= same
+            keep[rows[matched]] = True
+        return keep
 
 
 def count_terms(
