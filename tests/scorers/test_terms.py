@@ -178,36 +178,43 @@ def test_the_array_sums_are_the_reference_floats(texts: list[str], k1: float, b:
     assert arrays == plain  # bit for bit, k1 = 0 (0/0 in a text without the term) included
 
 
-def _reference(terms_: list[str], texts: Sequence[str]) -> list[list[int]]:
-    found = terms.count_terms(terms_, texts, stemming=True, stop_words=True)
+def _reference(terms_: list[str], texts: Sequence[str], runs: Sequence[terms.Run] = ()) -> list[list[int]]:
+    found = terms.count_terms(terms_, texts, stemming=True, stop_words=True, runs=runs)
     return [
         [found.get(doc, [0] * len(terms_))[index] for doc in range(len(texts))]
         for index in range(len(terms_))
     ]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     _TEXTS,
     _TEXTS,
-    st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3), min_size=4, max_size=4),
+    st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3), min_size=5, max_size=5),
+    st.integers(1, 80),
 )
-def test_kept_counts_are_the_reference(first: list[str], then: list[str], queries: list[list[str]]) -> None:
+def test_kept_counts_are_the_reference(
+    first: list[str], then: list[str], queries: list[list[str]], run: int
+) -> None:
     kept = terms.TermCounts()
-    for texts, query in zip((first, first + then, then, first), queries, strict=True):
-        # A list that grows, is replaced, comes back; terms that repeat and terms that are new.
-        wanted = query_terms(" ".join(query))
-        if wanted:
-            columns = kept.columns(wanted, texts, _reference, stemming=True, stop_words=True)
-            assert columns == _reference(wanted, texts)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(terms, "_RUN", run)  # runs of a few texts: some kept whole, one cut by a change
+        lists = (first, first + then, [*first[:-1], "deploy", *then], then, first)
+        for texts, query in zip(lists, queries, strict=True):
+            # A list that grows, changes, is replaced, comes back; terms that repeat and that are new.
+            wanted = query_terms(" ".join(query))
+            if wanted:
+                # The kept lowered runs are searched for new terms: stale ones would miscount here.
+                columns = kept.columns(wanted, texts, _reference, stemming=True, stop_words=True)
+                assert columns == _reference(wanted, texts)
 
 
 def test_kept_counts_count_only_new_texts_and_new_terms() -> None:
     calls: list[tuple[list[str], list[str]]] = []
 
-    def counting(terms_: list[str], texts: Sequence[str]) -> list[list[int]]:
+    def counting(terms_: list[str], texts: Sequence[str], runs: Sequence[terms.Run]) -> list[list[int]]:
         calls.append((terms_, list(texts)))
-        return _reference(terms_, texts)
+        return _reference(terms_, texts, runs)
 
     kept = terms.TermCounts()
     history = ["deploy the webhook", "retry it", "deploy again"]

@@ -33,6 +33,7 @@ from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
 from cupel.scorers.terms import (
     STOP_WORDS,
     WHOLE_LIST_MINIMUM,
+    Run,
     TermCounts,
     common_terms,
     count_terms,
@@ -103,19 +104,32 @@ def bm25_scores(
     return scores
 
 
-def _count(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
+def _count(
+    np: Any,
+    wanted: list[str],
+    texts: Sequence[str],
+    runs: list[Run] | None = None,
+    *,
+    stemming: bool,
+    stop_words: bool,
+) -> Any:
     """How often each text holds each term, by the path :func:`bm25_scores` takes: a numpy table (a row
-    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows."""
+    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows.
+    ``runs``: the texts lowered (:func:`~cupel.scorers.terms.lowered_runs`), when a caller kept them."""
+    given = runs or ()
     if np is not None and len(texts) >= WHOLE_LIST_MINIMUM and common_terms(wanted, texts):
-        return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words)
-    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words)
+        return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words, runs=given)
+    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words, runs=given)
 
 
 def _columns(
-    counting: Callable[[list[str], Sequence[str]], Any], wanted: list[str], texts: Sequence[str]
+    counting: Callable[[list[str], Sequence[str], list[Run]], Any],
+    wanted: list[str],
+    texts: Sequence[str],
+    runs: list[Run],
 ) -> list[list[int]]:
     """``counting``'s counts as columns, a count per text (the form :class:`TermCounts` keeps)."""
-    counted = counting(wanted, texts)
+    counted = counting(wanted, texts, runs)
     if not isinstance(counted, dict):
         columns: list[list[int]] = counted.T.tolist()
         return columns

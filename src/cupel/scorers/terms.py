@@ -16,7 +16,7 @@ from __future__ import annotations
 import _thread
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from cupel._prefix import agreeing
@@ -28,9 +28,11 @@ if TYPE_CHECKING:
 __all__ = [
     "STOP_WORDS",
     "WHOLE_LIST_MINIMUM",
+    "Run",
     "TermCounts",
     "common_terms",
     "count_terms",
+    "lowered_runs",
     "query_terms",
     "stem",
     "term_of",
@@ -152,6 +154,25 @@ def _runs(texts: Sequence[str]) -> Iterator[tuple[int, Sequence[str]]]:
         start = end
 
 
+#: A run of lowered texts: the position of its first text, its corpus and ends (:func:`_lowered`).
+Run = tuple[int, str, list[int]]
+
+
+def lowered_runs(texts: Sequence[str], kept: Sequence[Run] = (), same: int = 0) -> Iterator[Run]:
+    """``texts`` lower-cased run by run (:func:`_runs`, :func:`_lowered`), one run at a time; the runs
+    of ``kept`` that lie within the first ``same`` texts (texts equal to those ``kept`` was lowered
+    from) are given again as they are."""
+    start = 0
+    for run in kept:
+        if run[0] + len(run[2]) > same:
+            break
+        yield run
+        start = run[0] + len(run[2])
+    for first, part in _runs(texts[start:]):
+        corpus, ends = _lowered(part)
+        yield start + first, corpus, ends
+
+
 def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
     """Every word whose term is ``term``, sorted: few, as :func:`stem` only removes suffixes. A word
     stems to ``term`` only as ``term`` + (``e``/``y``) + (a doubled letter) + (``ing``/``ed``) + (``s``),
@@ -167,7 +188,15 @@ def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
     return sorted(word for word in words if term_of(word, stemming=stemming, stop_words=stop_words) == term)
 
 
-def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool) -> Any:
+def term_table(
+    np: Any,
+    wanted: list[str],
+    texts: Sequence[str],
+    *,
+    stemming: bool,
+    stop_words: bool,
+    runs: Iterable[Run] = (),
+) -> Any:
     r""":func:`count_terms` in whole-array passes, as a table: a row a text, a column a term.
 
     The lower-cased corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a
@@ -177,8 +206,7 @@ def term_table(np: Any, wanted: list[str], texts: Sequence[str], *, stemming: bo
     the matches are counted per text by binary search of where each text ends.
     """
     tables = [np.zeros((0, len(wanted)), dtype=np.int64)]
-    for _, run in _runs(texts):
-        corpus, ends = _lowered(run)
+    for _, corpus, ends in runs or lowered_runs(texts):
         words = _Words(np, corpus)
         bounds = np.asarray(ends, dtype=np.int64)
         columns = []
@@ -287,7 +315,7 @@ class _Words:
 
 
 def count_terms(
-    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool, runs: Iterable[Run] = ()
 ) -> dict[int, list[int]]:
     """How often each text holds each term (texts without any are absent), by substring search: the
     reference of :func:`term_table`, and the path for terms that few texts hold.
@@ -297,8 +325,8 @@ def count_terms(
     """
     terms: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
     counts: dict[int, list[int]] = {}
-    for first, run in _runs(texts):
-        corpus, ends = _lowered(run)  # starts with a line break: an occurrence has a character before
+    for first, corpus, ends in runs or lowered_runs(texts):
+        # The corpus starts with a line break: an occurrence has a character before it.
         for index, term in enumerate(wanted):
             start = corpus.find(term)
             while start >= 0:
@@ -326,45 +354,55 @@ class TermCounts:
 
     :meth:`columns` counts, with the caller's ``count``, only what it did not count last time: the
     texts after the leading ones that equal last call's (a list that grew), for the terms it counted
-    then, and every text for a term it did not. It keeps one call's columns (the terms of that call,
-    a count per text) for one pair of analysis settings, replaced whole under a lock and never
-    changed in place, so threads sharing it see one call's counts or the next's. A chat session
-    holds one; the counts are the same with it or without (a test compares).
+    then, and every text for a term it did not, searching the lowered texts it kept (:func:`lowered_runs`)
+    for those that did not change. It keeps one call's columns (the terms of that call, a count per
+    text) for one pair of analysis settings, the texts and their lowered runs (about the texts' size
+    again), replaced whole under a lock and never changed in place, so threads sharing it see one
+    call's counts or the next's. A chat session holds one; the counts are the same with it or
+    without (a test compares).
     """
 
     __slots__ = ("_kept", "_lock")
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
-        self._kept: tuple[tuple[bool, bool], list[str], dict[str, list[int]]] | None = None
+        self._kept: tuple[tuple[bool, bool], list[str], dict[str, list[int]], list[Run]] | None = None
 
     def columns(
         self,
         wanted: list[str],
         texts: Sequence[str],
-        count: Callable[[list[str], Sequence[str]], list[list[int]]],
+        count: Callable[[list[str], Sequence[str], list[Run]], list[list[int]]],
         *,
         stemming: bool,
         stop_words: bool,
     ) -> list[list[int]]:
         """How often each text holds each term of ``wanted``: a column a term, a count a text.
-        ``count(terms, texts)`` gives the same for what was not kept."""
+        ``count(terms, texts, runs)`` gives the same for what was not kept (``runs``: the texts
+        lowered, :func:`lowered_runs`, when they are at hand, else empty)."""
         settings = (stemming, stop_words)
         texts = list(texts)
         with self._lock:
             kept = self._kept
         old: dict[str, list[int]] = {}
         same = 0  # how many leading texts equal last call's
-        if kept is not None and kept[0] == settings:
-            old = kept[2]
+        runs: list[Run] = []
+        if kept is not None:
             same = agreeing(kept[1], texts, min(len(kept[1]), len(texts)))
+            old = kept[2] if kept[0] == settings else {}
+            runs = kept[3]
         known = [term for term in wanted if term in old]
         fresh = [term for term in wanted if term not in old]
-        columns = dict(zip(fresh, count(fresh, texts), strict=True)) if fresh else {}
+        columns: dict[str, list[int]] = {}
+        if fresh:
+            runs = list(lowered_runs(texts, runs, same))
+            columns.update(zip(fresh, count(fresh, texts, runs), strict=True))
+        else:  # those still true of these texts
+            runs = [run for run in runs if run[0] + len(run[2]) <= same]
         if known:
-            rest = count(known, texts[same:]) if same < len(texts) else [[] for _ in known]
+            rest = count(known, texts[same:], []) if same < len(texts) else [[] for _ in known]
             for term, tail in zip(known, rest, strict=True):
                 columns[term] = old[term][:same] + tail
         with self._lock:
-            self._kept = (settings, texts, columns)
+            self._kept = (settings, texts, columns, runs)
         return [columns[term] for term in wanted]
