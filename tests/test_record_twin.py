@@ -98,3 +98,15 @@ def test_a_mutable_record_sets_its_fields_through_its_own_setattr_as_a_dataclass
     twin = logged("Twin", _frozen.dataclass(slots=True), twin_seen)
     assert real("a").size == twin("a").size == 0
     assert real_seen == twin_seen == ["name", "size"]
+
+
+def test_read_only_maps_equal_the_constructor_s_and_keep_their_dicts() -> None:
+    data = [{"a": 1, "b": (2,)}, {}, {"c": None}]
+    maps = _frozen.read_only_maps(data)
+    assert [type(made) for made in maps] == [_frozen.ReadOnlyMap] * 3
+    assert maps == [_frozen.ReadOnlyMap(each) for each in data]
+    assert [hash(made) for made in maps] == [hash(_frozen.ReadOnlyMap(each)) for each in data]
+    assert all(made._data is each for made, each in zip(maps, data, strict=True))  # no copy
+    assert pickle.loads(pickle.dumps(maps[0])) == data[0]
+    with pytest.raises(TypeError):
+        maps[0]["a"] = 3  # type: ignore[index]

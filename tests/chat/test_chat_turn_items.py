@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cupel.chat import select_messages
+from cupel.chat import select_messages, units
 from cupel.chat.parse import render_plain
 from cupel.chat.read import INDICES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
 from cupel.diagnostics.reasons import BudgetExceeded
@@ -60,3 +60,14 @@ def test_equal_budget_reasons_of_older_turns_are_one_object() -> None:
         by_value.setdefault(reason, set()).add(id(reason))
     assert all(len(ids) == 1 for ids in by_value.values())
     assert len(by_value) < len(reasons)  # shared, not one per unit
+
+
+@given(st.integers(0, 300_000), st.integers(0, 40))
+def test_the_column_stamps_are_the_reference_s(start: int, size: int) -> None:
+    # unit_item's stamp (SYNTHETIC_EPOCH + p seconds) and its microseconds, for positions start..
+    positions = range(start, start + size)
+    stamps = list(units._stamps(positions))
+    expected = [SYNTHETIC_EPOCH + timedelta(seconds=position) for position in positions]
+    assert stamps == expected
+    assert [stamp.tzinfo for stamp in stamps] == [stamp.tzinfo for stamp in expected]
+    assert list(units._micros(positions)) == list(map(epoch_microseconds, expected))

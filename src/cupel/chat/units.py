@@ -17,6 +17,7 @@ from operator import gt
 from types import MappingProxyType
 from typing import Any
 
+from cupel._frozen import read_only_maps
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 KINDS = (ContextKind.MESSAGE, ContextKind.TOOL_OUTPUT, ContextKind.SYSTEM_PROMPT)
-"""The kinds a unit or turn can have, by the code :func:`_kind_codes` gives."""
+"""The kinds a unit or turn can have; a candidate batch gives each kind as its position here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,34 +237,32 @@ def turn_presence(
 
 
 _items = trusted_batch(ContextItem)
+_EPOCH_S = int(SYNTHETIC_EPOCH.timestamp())
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
 
 
-# Per position: its synthetic timestamp, that stamp in microseconds, and ``(position,)``.
+# Per position: its synthetic timestamp (``SYNTHETIC_EPOCH`` + that many seconds, one C call each, no
+# intermediate timedelta), that stamp in microseconds, and ``(position,)``.
 def _stamps(positions: range) -> Iterable[datetime]:
-    return map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), positions))
+    seconds = range(_EPOCH_S + positions.start, _EPOCH_S + positions.stop)
+    return map(datetime.fromtimestamp, seconds, repeat(SYNTHETIC_EPOCH.tzinfo))
 
 
-def _micros(positions: range) -> Iterable[int]:
-    return map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))
+def _micros(positions: range) -> range:
+    return range(_EPOCH_US + positions.start * 1_000_000, _EPOCH_US + positions.stop * 1_000_000, 1_000_000)
 
 
-_SYSTEM_CODES = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, 2))
+_SYSTEM_KINDS = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, ContextKind.SYSTEM_PROMPT))
 
 
-def _kind_codes(records: TurnRecords) -> list[int]:
-    """Each unit's kind, as its position in :data:`KINDS`."""
-    codes = list(map(_SYSTEM_CODES.get, records.first_roles, repeat(0)))  # one C-level pass
+def _unit_kinds(records: TurnRecords, start: int) -> list[ContextKind]:
+    """The kinds of units ``start`` onwards, as :func:`unit_item` gives them."""
+    kinds = list(map(_SYSTEM_KINDS.get, records.first_roles[start:], repeat(ContextKind.MESSAGE)))
     if records.units is not None:
-        for position, unit in enumerate(records.units):
-            if len(unit) > 1 and codes[position] == 0:
-                codes[position] = 1
-    return codes
-
-
-def _read_only(data: list[dict[str, object]]) -> list[Mapping[str, object]]:
-    """Each metadata dict as the read-only map an item keeps."""
-    return list(map(_ReadOnlyMap, data))
+        for position, unit in enumerate(records.units[start:]):
+            if len(unit) > 1 and kinds[position] is ContextKind.MESSAGE:
+                kinds[position] = ContextKind.TOOL_OUTPUT
+    return kinds
 
 
 def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
@@ -300,7 +299,7 @@ def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[
     role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
     tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
     # ``singles`` may be longer than the transcript (kept from a longer one): zip stops at the tags.
-    metadata = _read_only(
+    metadata = read_only_maps(
         [
             {MESSAGES_KEY: message, INDICES_KEY: single, ROLES_KEY: tag}
             for message, single, tag in zip(
@@ -312,7 +311,7 @@ def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[
         count - start,
         records.columns.renderings(start),
         records.tokens[start:],
-        _kind_codes(records)[start:],
+        _unit_kinds(records, start),
         tags,
         metadata,
         stamps[start:],
@@ -334,7 +333,7 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
     rendering = records.columns.rendering
     originals = records.originals
     unit_roles = [records.roles(position) for position in range(start, count)]
-    metadata = _read_only(
+    metadata = read_only_maps(
         [
             {
                 MESSAGES_KEY: tuple(originals[index] for index in unit),
@@ -348,7 +347,7 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
         count - start,
         ["\n".join(map(rendering, unit)) for unit in units],
         records.tokens[start:],
-        _kind_codes(records)[start:],
+        _unit_kinds(records, start),
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
         metadata,
         list(map(stamps.__getitem__, firsts)),
@@ -361,9 +360,9 @@ def _build(
     count: int,
     contents: list[str],
     tokens: list[int],
-    codes: list[int],
+    kinds: list[ContextKind],
     tags: list[tuple[str, ...]],
-    metadata: list[Mapping[str, object]],
+    metadata: Sequence[Mapping[str, object]],
     stamps: list[datetime],
     pinned: list[bool],
     micros: list[int],
@@ -373,7 +372,7 @@ def _build(
         count,
         contents,
         tokens,
-        list(map(KINDS.__getitem__, codes)),
+        kinds,
         repeat(ContextSource.CHAT),
         repeat(None),
         tags,
