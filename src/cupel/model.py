@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from cupel._frozen import EMPTY_MAP, Frozen, ReadOnlyMap
+from cupel._frozen import EMPTY_MAP, Frozen, ReadOnlyMap, made_on_read_fields
 from cupel._wire_format import WireFormat
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
@@ -298,6 +298,9 @@ class ContextItem(WireFormat, Frozen):
         setter(self, "pinned", pinned)
         setter(self, "original_tokens", original_tokens)
         setter(self, "_timestamp_us", timestamp_us)
+
+    if not TYPE_CHECKING:  # built in a batch, an item may hold its UTC timestamp as _timestamp_us alone
+        __getattr__ = made_on_read_fields(timestamp=lambda item: _EPOCH + timedelta(0, 0, item._timestamp_us))
 
     def replace(self, **changes: Any) -> ContextItem:
         """Return a new item with ``changes`` applied; this item is left as it is."""

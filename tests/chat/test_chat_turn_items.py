@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import pickle
+from datetime import UTC, timedelta
 from typing import Any
 
 from hypothesis import given
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from cupel.chat import select_messages, units
 from cupel.chat.parse import render_plain
-from cupel.chat.read import INDICES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
+from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
 from cupel.diagnostics.reasons import BudgetExceeded
 from cupel.model import epoch_microseconds
 
@@ -63,11 +64,23 @@ def test_equal_budget_reasons_of_older_turns_are_one_object() -> None:
 
 
 @given(st.integers(0, 300_000), st.integers(0, 40))
-def test_the_column_stamps_are_the_reference_s(start: int, size: int) -> None:
-    # unit_item's stamp (SYNTHETIC_EPOCH + p seconds) and its microseconds, for positions start..
+def test_the_column_microseconds_are_the_reference_stamps(start: int, size: int) -> None:
+    # unit_item's stamp is SYNTHETIC_EPOCH + p seconds; a column-built item keeps it as microseconds.
     positions = range(start, start + size)
-    stamps = list(units._stamps(positions))
     expected = [SYNTHETIC_EPOCH + timedelta(seconds=position) for position in positions]
-    assert stamps == expected
-    assert [stamp.tzinfo for stamp in stamps] == [stamp.tzinfo for stamp in expected]
     assert list(units._micros(positions)) == list(map(epoch_microseconds, expected))
+
+
+def test_a_column_built_item_makes_its_timestamp_and_metadata_when_first_read() -> None:
+    messages = _transcript(30)
+    report = select_messages(messages, 150, strategy="turns").report
+    for entry in [*report.included, *report.excluded]:
+        item = entry.item
+        (position,) = item.metadata[INDICES_KEY]
+        stamp = item.timestamp
+        assert stamp == SYNTHETIC_EPOCH + timedelta(seconds=position) and stamp.tzinfo is UTC
+        assert item.timestamp is stamp  # made once, then kept
+        assert item.metadata[MESSAGES_KEY][0] is messages[position]
+        assert item.metadata[ROLES_KEY] == (messages[position]["role"],)
+        again = pickle.loads(pickle.dumps(item))
+        assert (again.timestamp, dict(again.metadata)) == (stamp, dict(item.metadata))

@@ -9,7 +9,7 @@ with what clearing one would save.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import accumulate, repeat
@@ -17,7 +17,7 @@ from operator import gt
 from types import MappingProxyType
 from typing import Any
 
-from cupel._frozen import read_only_maps
+from cupel._frozen import made_on_read
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
@@ -29,7 +29,7 @@ from cupel.chat.read import (
     TranscriptColumns,
     parsed_costs,
 )
-from cupel.chat.session import count_texts_once, positions
+from cupel.chat.session import count_texts_once
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
 from cupel.policy.chat_settings import ToolResult
 from cupel.scorers.columns import ItemColumns
@@ -171,14 +171,38 @@ def unit_item(records: TurnRecords, position: int) -> ContextItem:
         else ContextKind.MESSAGE,
         ContextSource.CHAT,
         tuple(dict.fromkeys(roles)),
-        {
-            MESSAGES_KEY: tuple(records.originals[index] for index in indices),
-            INDICES_KEY: indices,
-            ROLES_KEY: roles,
-        },
+        _metadata_of(records)(position),
         SYNTHETIC_EPOCH + timedelta(seconds=indices[0]),
         records.pinned(position),
     )
+
+
+def _metadata_of(records: TurnRecords) -> Callable[[int], dict[str, object]]:
+    """The metadata of a unit's item, by unit position: its messages, their positions and roles (from
+    the records' columns, which no later call changes)."""
+    originals = records.originals
+    roles = records.columns.roles
+    units = records.units
+    if units is None:
+
+        def single(position: int) -> dict[str, object]:
+            return {
+                MESSAGES_KEY: (originals[position],),
+                INDICES_KEY: (position,),
+                ROLES_KEY: (roles[position],),
+            }
+
+        return single
+
+    def grouped(position: int) -> dict[str, object]:
+        unit = units[position]
+        return {
+            MESSAGES_KEY: tuple(originals[index] for index in unit),
+            INDICES_KEY: unit,
+            ROLES_KEY: tuple(roles[index] for index in unit),
+        }
+
+    return grouped
 
 
 def turn_units(records: TurnRecords, start: int, end: int) -> list[int]:
@@ -237,17 +261,10 @@ def turn_presence(
 
 
 _items = trusted_batch(ContextItem)
-_EPOCH_S = int(SYNTHETIC_EPOCH.timestamp())
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
 
 
-# Per position: its synthetic timestamp (``SYNTHETIC_EPOCH`` + that many seconds, one C call each, no
-# intermediate timedelta), that stamp in microseconds, and ``(position,)``.
-def _stamps(positions: range) -> Iterable[datetime]:
-    seconds = range(_EPOCH_S + positions.start, _EPOCH_S + positions.stop)
-    return map(datetime.fromtimestamp, seconds, repeat(SYNTHETIC_EPOCH.tzinfo))
-
-
+# Per position: its synthetic timestamp in microseconds (``SYNTHETIC_EPOCH`` + that many seconds).
 def _micros(positions: range) -> range:
     return range(_EPOCH_US + positions.start * 1_000_000, _EPOCH_US + positions.stop * 1_000_000, 1_000_000)
 
@@ -266,11 +283,8 @@ def _unit_kinds(records: TurnRecords, start: int) -> list[ContextKind]:
 
 
 def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
-    """Every unit's item, as :func:`~cupel.chat.units.unit_item` builds it, column by column.
-
-    Items are kept between selections (:mod:`cupel.chat.units`): read the list only, it may be
-    shared.
-    """
+    """Every unit's item, as :func:`unit_item` builds it, column by column; each item's metadata is
+    made when first read. A session keeps the list for the next call: read it only."""
     columns = records.columns
     texts: list[object] = columns.contents  # type: ignore[assignment]
     if columns.parsed:
@@ -291,32 +305,18 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
 def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
     """The items of units ``start`` onwards when every message is a unit of its own."""
     count = len(records.tokens)
-    session = records.columns.session
-    stamps = positions(session, "stamps", _stamps, count)
-    micros = positions(session, "micros", _micros, count)
-    singles = positions(session, "singles", zip, count)
     roles = records.columns.roles[start:]
     role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
     tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
-    # ``singles`` may be longer than the transcript (kept from a longer one): zip stops at the tags.
-    metadata = read_only_maps(
-        [
-            {MESSAGES_KEY: message, INDICES_KEY: single, ROLES_KEY: tag}
-            for message, single, tag in zip(
-                zip(records.originals[start:]), singles[start:], tags, strict=False
-            )
-        ]
-    )
     return _build(
         count - start,
         records.columns.renderings(start),
         records.tokens[start:],
         _unit_kinds(records, start),
         tags,
-        metadata,
-        stamps[start:],
+        made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
-        micros[start:],
+        _micros(range(start, count)),
     )
 
 
@@ -326,31 +326,16 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
     assert records.units is not None
     units = records.units[start:]
     firsts = [unit[0] for unit in units]
-    needed = max(firsts, default=-1) + 1
-    session = records.columns.session
-    stamps = positions(session, "stamps", _stamps, needed)
-    micros = positions(session, "micros", _micros, needed)
+    micros = _micros(range(max(firsts, default=-1) + 1))
     rendering = records.columns.rendering
-    originals = records.originals
     unit_roles = [records.roles(position) for position in range(start, count)]
-    metadata = read_only_maps(
-        [
-            {
-                MESSAGES_KEY: tuple(originals[index] for index in unit),
-                INDICES_KEY: unit,
-                ROLES_KEY: roles,
-            }
-            for unit, roles in zip(units, unit_roles, strict=True)
-        ]
-    )
     return _build(
         count - start,
         ["\n".join(map(rendering, unit)) for unit in units],
         records.tokens[start:],
         _unit_kinds(records, start),
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
-        metadata,
-        list(map(stamps.__getitem__, firsts)),
+        made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
         list(map(micros.__getitem__, firsts)),
     )
@@ -363,11 +348,11 @@ def _build(
     kinds: list[ContextKind],
     tags: list[tuple[str, ...]],
     metadata: Sequence[Mapping[str, object]],
-    stamps: list[datetime],
     pinned: list[bool],
-    micros: list[int],
+    micros: Sequence[int],
 ) -> list[ContextItem]:
-    """``count`` items from their columns (the fields a unit's item does not share with every other)."""
+    """``count`` items from their columns (the fields a unit's item does not share with every other);
+    each timestamp is made from its microseconds when first read (:class:`~cupel.ContextItem`)."""
     return _items(
         count,
         contents,
@@ -377,7 +362,7 @@ def _build(
         repeat(None),
         tags,
         metadata,
-        stamps,
+        None,
         repeat(None),
         pinned,
         repeat(None),
