@@ -267,11 +267,15 @@ def test_an_item_built_in_a_batch_makes_its_timestamp_from_microseconds_when_rea
     timestamp_at = ContextItem.__match_args__.index("timestamp")
     columns: list[object] = [[value] for value in fields]
     columns[timestamp_at] = None  # left unset: made from _timestamp_us on first read
+    for name in ("priority", "future_relevance_hint", "original_tokens"):  # left unset: None on read
+        columns[ContextItem.__match_args__.index(name)] = None
     (built,) = trusted_batch(ContextItem)(1, *columns)
     assert built._timestamp_us == epoch_microseconds(stamp)
     assert built.timestamp == stamp and built.timestamp.tzinfo is UTC
     assert built.timestamp is built.timestamp  # made once, kept
     assert [getattr(built, field.name) for field in dataclasses.fields(ContextItem)] == fields
+    assert (built.priority, built.future_relevance_hint, built.original_tokens) == (None, None, None)
+    assert built.replace(priority=3).priority == 3 and built.to_dict() == reference.to_dict()
     assert pickle.loads(pickle.dumps(built)).timestamp == stamp
     with pytest.raises(AttributeError, match="'ContextItem' object has no attribute 'stamp'"):
         built.stamp  # type: ignore[attr-defined]  # noqa: B018

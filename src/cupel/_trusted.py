@@ -74,8 +74,9 @@ def trusted_batch(cls: type[T]) -> Callable[..., list[T]]:
     Fields are given as columns (iterables of at least ``count`` values), positionally, in
     declaration order; trailing fields with defaults may be left out, and a column given as ``None``
     leaves its field unset (only for a field the class makes when first read, as ContextItem makes its
-    ``timestamp`` from ``_timestamp_us``). The records are allocated, then each field set column by
-    column by C-level ``map`` passes: no Python-level call per record.
+    ``timestamp`` from ``_timestamp_us``, and its fields that default to None). The records are
+    allocated, then each field set column by column by C-level ``map`` passes: no Python-level call per
+    record.
     """
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = [cls.__dict__[field.name].__set__ for field in fields]

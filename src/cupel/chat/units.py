@@ -352,20 +352,21 @@ def _build(
     micros: Sequence[int],
 ) -> list[ContextItem]:
     """``count`` items from their columns (the fields a unit's item does not share with every other);
-    each timestamp is made from its microseconds when first read (:class:`~cupel.ContextItem`)."""
+    each timestamp is made from its microseconds, and the fields left at their defaults (no priority,
+    hint or original tokens) are made, when first read (:class:`~cupel.ContextItem`)."""
     return _items(
         count,
         contents,
         tokens,
         kinds,
         repeat(ContextSource.CHAT),
-        repeat(None),
+        None,  # priority, timestamp, hint and original tokens: made when first read (ContextItem)
         tags,
         metadata,
         None,
-        repeat(None),
+        None,
         pinned,
-        repeat(None),
+        None,
         micros,
     )
 
