@@ -255,3 +255,29 @@ def test_scored_item_is_an_immutable_pair() -> None:
     assert scored.item is item and scored.score == 0.5
     with pytest.raises(AttributeError):
         scored.score = 1.0  # type: ignore[misc]
+
+
+def test_an_item_built_in_a_batch_makes_its_timestamp_from_microseconds_when_read() -> None:
+    from cupel._trusted import trusted_batch
+    from cupel.model import epoch_microseconds
+
+    stamp = datetime(2000, 1, 1, 0, 0, 7, tzinfo=UTC)
+    reference = ContextItem("x", 2, timestamp=stamp)
+    fields = [getattr(reference, field.name) for field in dataclasses.fields(ContextItem)]
+    timestamp_at = ContextItem.__match_args__.index("timestamp")
+    columns: list[object] = [[value] for value in fields]
+    columns[timestamp_at] = None  # left unset: made from _timestamp_us on first read
+    for name in ("priority", "future_relevance_hint", "original_tokens"):  # left unset: None on read
+        columns[ContextItem.__match_args__.index(name)] = None
+    (built,) = trusted_batch(ContextItem)(1, *columns)
+    assert built._timestamp_us == epoch_microseconds(stamp)
+    assert built.timestamp == stamp and built.timestamp.tzinfo is UTC
+    assert built.timestamp is built.timestamp  # made once, kept
+    assert [getattr(built, field.name) for field in dataclasses.fields(ContextItem)] == fields
+    assert (built.priority, built.future_relevance_hint, built.original_tokens) == (None, None, None)
+    assert built.replace(priority=3).priority == 3 and built.to_dict() == reference.to_dict()
+    assert pickle.loads(pickle.dumps(built)).timestamp == stamp
+    with pytest.raises(AttributeError, match="'ContextItem' object has no attribute 'stamp'"):
+        built.stamp  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.timestamp = stamp  # type: ignore[misc]

@@ -98,3 +98,32 @@ def test_a_mutable_record_sets_its_fields_through_its_own_setattr_as_a_dataclass
     twin = logged("Twin", _frozen.dataclass(slots=True), twin_seen)
     assert real("a").size == twin("a").size == 0
     assert real_seen == twin_seen == ["name", "size"]
+
+
+def test_a_map_made_on_read_equals_the_eager_one_and_makes_its_dict_once() -> None:
+    made: list[int] = []
+
+    def make(key: int) -> dict[str, object]:
+        made.append(key)
+        return {"key": key, "twice": (key, key)}
+
+    maps = _frozen.made_on_read(make, range(3, 6), 3)
+    assert made == []  # nothing made until read
+    eager = [_frozen.ReadOnlyMap(make(key)) for key in range(3, 6)]
+    made.clear()
+    assert maps == eager and all(isinstance(each, _frozen.ReadOnlyMap) for each in maps)
+    assert [hash(each) for each in maps] == [hash(each) for each in eager]
+    assert [dict(each) for each in maps] == [dict(each) for each in eager]
+    assert made == [3, 4, 5]  # once each, kept
+    for each in maps:
+        assert repr(each) == repr(dict(each)) and len(each) == 2 and "key" in each
+        copied = pickle.loads(pickle.dumps(each))
+        assert type(copied) is _frozen.ReadOnlyMap and copied == each
+        assert copy.copy(each) == each and copy.deepcopy(each) == each
+        with pytest.raises(TypeError):
+            each["key"] = 0  # type: ignore[index]
+        with pytest.raises(AttributeError, match="no attribute 'other'"):
+            each.other  # type: ignore[attr-defined]  # noqa: B018
+    assert made == [3, 4, 5]
+    fresh = _frozen.made_on_read(make, [7], 1)[0]
+    assert fresh.get("key") == 7 and list(fresh) == ["key", "twice"]

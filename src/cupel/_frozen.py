@@ -11,7 +11,9 @@ Equality and hashing are each class's own (identity unless it defines them).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import repeat
 from reprlib import recursive_repr
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than the rest of ``import cupel``
@@ -24,7 +26,18 @@ if TYPE_CHECKING:
 else:
     K = V = object  # ``Mapping[K, V]`` below is then a plain alias of Mapping at run time
 
-__all__ = ["EMPTY_MAP", "FieldSpec", "Frozen", "ReadOnlyMap", "Record", "dataclass", "field"]
+__all__ = [
+    "EMPTY_MAP",
+    "FieldSpec",
+    "Frozen",
+    "MadeOnRead",
+    "ReadOnlyMap",
+    "Record",
+    "dataclass",
+    "field",
+    "made_on_read",
+    "made_on_read_fields",
+]
 
 #: One field: (name, annotation as written, shown in repr, compared by eq/hash).
 FieldSpec = tuple[str, str, bool, bool]
@@ -216,6 +229,22 @@ def _record_hash(self: Record) -> int:
 _NO_VALUE = object()
 
 
+def made_on_read_fields(**makers: Callable[[Any], object]) -> Callable[[Any, str], Any]:
+    """A record's ``__getattr__`` for fields a trusted batch may leave unset (``cupel._trusted``): field
+    ``name`` is then ``makers[name](record)``, made when first read and kept in its slot (two threads
+    reading it first may each make it, equal values, and one is kept); any other name is missing."""
+
+    def __getattr__(self: Any, name: str) -> Any:
+        make = makers.get(name)
+        if make is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = make(self)
+        object.__setattr__(self, name, value)  # into the slot, past the frozen record's guard
+        return value
+
+    return __getattr__
+
+
 class ReadOnlyMap(Mapping[K, V]):
     """A read-only, picklable view over a private copy of a mapping."""
 
@@ -253,6 +282,41 @@ class ReadOnlyMap(Mapping[K, V]):
 
 #: The shared empty map: items and budgets without metadata or reserved slots.
 EMPTY_MAP: ReadOnlyMap[Any, Any] = ReadOnlyMap()
+
+
+class MadeOnRead(ReadOnlyMap[K, V]):
+    """A :class:`ReadOnlyMap` whose dict is ``make(key)``, made when the map is first read.
+
+    For maps a library builds by the thousand and few callers open (a chat report's item metadata):
+    ``make`` must return a new dict, the same for the same key every time, from values that no longer
+    change. Until then the map holds ``make`` and ``key`` (and what ``make`` refers to). It pickles and
+    copies as a plain :class:`ReadOnlyMap`.
+    """
+
+    __slots__ = ("_key", "_make")
+    _key: Any
+    _make: Callable[[Any], dict[K, V]]
+
+    if not TYPE_CHECKING:  # for type checkers ``_data`` is simply there
+        __getattr__ = made_on_read_fields(_data=lambda self: self._make(self._key))
+
+    def __reduce__(self) -> tuple[type, tuple[dict[K, V]]]:
+        return (ReadOnlyMap, (self._data,))
+
+
+_set_make = MadeOnRead.__dict__["_make"].__set__
+_set_key = MadeOnRead.__dict__["_key"].__set__
+
+
+def made_on_read(
+    make: Callable[[Any], dict[K, V]], keys: Iterable[Any], count: int
+) -> list[ReadOnlyMap[K, V]]:
+    """``count`` maps, the ``n``-th ``make(keys[n])`` when first read (:class:`MadeOnRead`), made in
+    C-level passes, with no Python-level call per map."""
+    maps: list[ReadOnlyMap[K, V]] = list(map(object.__new__, repeat(MadeOnRead, count)))
+    deque(map(_set_make, maps, repeat(make)), maxlen=0)
+    deque(map(_set_key, maps, keys), maxlen=0)
+    return maps
 
 
 if TYPE_CHECKING:  # the real decorators, so that type checkers understand the records

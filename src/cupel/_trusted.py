@@ -72,8 +72,11 @@ def trusted_batch(cls: type[T]) -> Callable[..., list[T]]:
     """``[cls(*values) for values in zip(*columns)]`` without ``__init__``, for ``count`` records.
 
     Fields are given as columns (iterables of at least ``count`` values), positionally, in
-    declaration order; trailing fields with defaults may be left out. The records are allocated, then
-    each field set column by column by C-level ``map`` passes: no Python-level call per record.
+    declaration order; trailing fields with defaults may be left out, and a column given as ``None``
+    leaves its field unset (only for a field the class makes when first read, as ContextItem makes its
+    ``timestamp`` from ``_timestamp_us``, and its fields that default to None). The records are
+    allocated, then each field set column by column by C-level ``map`` passes: no Python-level call per
+    record.
     """
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = [cls.__dict__[field.name].__set__ for field in fields]
@@ -81,13 +84,14 @@ def trusted_batch(cls: type[T]) -> Callable[..., list[T]]:
 
     defaults = [field.default for field in fields]
 
-    def build(count: int, *columns: Iterable[Any]) -> list[T]:
+    def build(count: int, *columns: Iterable[Any] | None) -> list[T]:
         records: list[T] = list(map(new, repeat(cls, count)))
         given = len(columns)
         if given > len(setters) or dataclasses.MISSING in defaults[given:]:
             raise TypeError(f"{cls.__name__}: {given} columns for {len(setters)} fields")
         for setter, column in zip(setters[:given], columns, strict=True):
-            deque(map(setter, records, column), maxlen=0)
+            if column is not None:
+                deque(map(setter, records, column), maxlen=0)
         for setter, default in zip(setters[given:], defaults[given:], strict=True):
             # Trailing fields not given take their declared defaults.
             deque(map(setter, records, repeat(default)), maxlen=0)

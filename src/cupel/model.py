@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from cupel._frozen import EMPTY_MAP, Frozen, ReadOnlyMap
+from cupel._frozen import EMPTY_MAP, Frozen, ReadOnlyMap, made_on_read_fields
 from cupel._wire_format import WireFormat
 from cupel.errors import CupelTypeError, InvalidConfigurationError
 
@@ -43,8 +43,7 @@ def ascii_fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_ASCII_UPPER_TO_LOWER)
 
 
-#: How many distinct spellings each case-insensitive name type interns.
-_MAX_INTERNED = 4096
+_MAX_INTERNED = 4096  # distinct spellings each case-insensitive name type interns, at most
 
 
 class _CaseInsensitiveName(str):
@@ -299,6 +298,12 @@ class ContextItem(WireFormat, Frozen):
         setter(self, "original_tokens", original_tokens)
         setter(self, "_timestamp_us", timestamp_us)
 
+    if not TYPE_CHECKING:  # fields a trusted batch may leave unset (cupel._trusted), made when first read
+        __getattr__ = made_on_read_fields(
+            timestamp=lambda item: _EPOCH + timedelta(0, 0, item._timestamp_us),
+            **dict.fromkeys(("priority", "future_relevance_hint", "original_tokens"), lambda _: None),
+        )
+
     def replace(self, **changes: Any) -> ContextItem:
         """Return a new item with ``changes`` applied; this item is left as it is."""
         unknown = set(changes).difference(_ITEM_FIELDS)
@@ -306,9 +311,7 @@ class ContextItem(WireFormat, Frozen):
             raise CupelTypeError(f"ContextItem has no field(s) {sorted(unknown)}")
         values = {name: getattr(self, name) for name in _ITEM_FIELDS}
         values.update(changes)
-        content = values.pop("content")
-        tokens = values.pop("tokens")
-        return ContextItem(content, tokens, **values)
+        return ContextItem(values.pop("content"), values.pop("tokens"), **values)  # popped, then the rest
 
 
 _ITEM_FIELDS = ContextItem.__match_args__[:-1]  # the public fields, in order

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import pickle
+from datetime import UTC, timedelta
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cupel.chat import select_messages
+from cupel.chat import select_messages, units
 from cupel.chat.parse import render_plain
-from cupel.chat.read import INDICES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
+from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
 from cupel.diagnostics.reasons import BudgetExceeded
 from cupel.model import epoch_microseconds
 
@@ -60,3 +61,26 @@ def test_equal_budget_reasons_of_older_turns_are_one_object() -> None:
         by_value.setdefault(reason, set()).add(id(reason))
     assert all(len(ids) == 1 for ids in by_value.values())
     assert len(by_value) < len(reasons)  # shared, not one per unit
+
+
+@given(st.integers(0, 300_000), st.integers(0, 40))
+def test_the_column_microseconds_are_the_reference_stamps(start: int, size: int) -> None:
+    # unit_item's stamp is SYNTHETIC_EPOCH + p seconds; a column-built item keeps it as microseconds.
+    positions = range(start, start + size)
+    expected = [SYNTHETIC_EPOCH + timedelta(seconds=position) for position in positions]
+    assert list(units._micros(positions)) == list(map(epoch_microseconds, expected))
+
+
+def test_a_column_built_item_makes_its_timestamp_and_metadata_when_first_read() -> None:
+    messages = _transcript(30)
+    report = select_messages(messages, 150, strategy="turns").report
+    for entry in [*report.included, *report.excluded]:
+        item = entry.item
+        (position,) = item.metadata[INDICES_KEY]
+        stamp = item.timestamp
+        assert stamp == SYNTHETIC_EPOCH + timedelta(seconds=position) and stamp.tzinfo is UTC
+        assert item.timestamp is stamp  # made once, then kept
+        assert item.metadata[MESSAGES_KEY][0] is messages[position]
+        assert item.metadata[ROLES_KEY] == (messages[position]["role"],)
+        again = pickle.loads(pickle.dumps(item))
+        assert (again.timestamp, dict(again.metadata)) == (stamp, dict(item.metadata))

@@ -55,9 +55,9 @@ __all__ = [
 ]
 
 
-def _openings(positions: range) -> map[str]:
+def _openings(positions: range) -> list[str]:
     """Rendering openings ``"[0"``, ``"[1"``, ... of plain messages (a session keeps them between calls)."""
-    return map("[{}".format, positions)
+    return [f"[{position}" for position in positions]  # an f-string: half the time of str.format
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,13 +231,13 @@ def _on_units(outcome: TurnOutcome, columns: list[tuple[list[Any], Sequence[Any]
     first = 0
     spans = outcome.spans
     if spans is not None:
-        # The older turns' units are one run of positions: one slice assignment per column.
+        # The older turns' units are one run of positions: the candidate of each, read by every column.
         starts, ends = spans
         first = len(starts)
-        sizes = list(map(sub, ends, starts))
+        owners = list(chain.from_iterable(map(repeat, range(first), map(sub, ends, starts))))
         for column, values in found:
             size = len(column)
-            column[starts[0] : ends[-1]] = chain.from_iterable(map(repeat, values[:first], sizes))
+            column[starts[0] : ends[-1]] = map(values.__getitem__, owners)
             assert len(column) == size  # consecutive turns: the slice is replaced by as many values
     groups = list(map(outcome.members, range(first, count)))
     positions = list(chain.from_iterable(groups))

@@ -12,7 +12,7 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   object, role and text; each unit's messages, tokens and pin), for at most ``KEPT`` units: the next
   report reuses the leading units on which all of them agree. The kept items hold their messages
   alive until the next report or :meth:`ChatSession.clear`.
-- **per-position values** (synthetic timestamps, rendering openings) for up to ``KEPT`` positions.
+- **per-position values** (rendering openings) for up to ``KEPT`` positions.
 - **the last transcript read**, when every message of it is plain (a role and a text): the message
   objects, their roles, texts and costs, for at most ``KEPT`` messages. The next call reuses the
   costs of the leading messages that are the same objects with the same roles and texts (so a message

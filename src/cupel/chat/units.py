@@ -9,7 +9,7 @@ with what clearing one would save.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import accumulate, repeat
@@ -17,6 +17,7 @@ from operator import gt
 from types import MappingProxyType
 from typing import Any
 
+from cupel._frozen import made_on_read
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
@@ -28,7 +29,7 @@ from cupel.chat.read import (
     TranscriptColumns,
     parsed_costs,
 )
-from cupel.chat.session import count_texts_once, positions
+from cupel.chat.session import count_texts_once
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
 from cupel.policy.chat_settings import ToolResult
 from cupel.scorers.columns import ItemColumns
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 KINDS = (ContextKind.MESSAGE, ContextKind.TOOL_OUTPUT, ContextKind.SYSTEM_PROMPT)
-"""The kinds a unit or turn can have, by the code :func:`_kind_codes` gives."""
+"""The kinds a unit or turn can have; a candidate batch gives each kind as its position here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +171,38 @@ def unit_item(records: TurnRecords, position: int) -> ContextItem:
         else ContextKind.MESSAGE,
         ContextSource.CHAT,
         tuple(dict.fromkeys(roles)),
-        {
-            MESSAGES_KEY: tuple(records.originals[index] for index in indices),
-            INDICES_KEY: indices,
-            ROLES_KEY: roles,
-        },
+        _metadata_of(records)(position),
         SYNTHETIC_EPOCH + timedelta(seconds=indices[0]),
         records.pinned(position),
     )
+
+
+def _metadata_of(records: TurnRecords) -> Callable[[int], dict[str, object]]:
+    """The metadata of a unit's item, by unit position: its messages, their positions and roles (from
+    the records' columns, which no later call changes)."""
+    originals = records.originals
+    roles = records.columns.roles
+    units = records.units
+    if units is None:
+
+        def single(position: int) -> dict[str, object]:
+            return {
+                MESSAGES_KEY: (originals[position],),
+                INDICES_KEY: (position,),
+                ROLES_KEY: (roles[position],),
+            }
+
+        return single
+
+    def grouped(position: int) -> dict[str, object]:
+        unit = units[position]
+        return {
+            MESSAGES_KEY: tuple(originals[index] for index in unit),
+            INDICES_KEY: unit,
+            ROLES_KEY: tuple(roles[index] for index in unit),
+        }
+
+    return grouped
 
 
 def turn_units(records: TurnRecords, start: int, end: int) -> list[int]:
@@ -239,39 +264,27 @@ _items = trusted_batch(ContextItem)
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
 
 
-# Per position: its synthetic timestamp, that stamp in microseconds, and ``(position,)``.
-def _stamps(positions: range) -> Iterable[datetime]:
-    return map(SYNTHETIC_EPOCH.__add__, map(timedelta, repeat(0), positions))
+# Per position: its synthetic timestamp in microseconds (``SYNTHETIC_EPOCH`` + that many seconds).
+def _micros(positions: range) -> range:
+    return range(_EPOCH_US + positions.start * 1_000_000, _EPOCH_US + positions.stop * 1_000_000, 1_000_000)
 
 
-def _micros(positions: range) -> Iterable[int]:
-    return map(_EPOCH_US.__add__, map((1_000_000).__mul__, positions))
+_SYSTEM_KINDS = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, ContextKind.SYSTEM_PROMPT))
 
 
-_SYSTEM_CODES = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, 2))
-
-
-def _kind_codes(records: TurnRecords) -> list[int]:
-    """Each unit's kind, as its position in :data:`KINDS`."""
-    codes = list(map(_SYSTEM_CODES.get, records.first_roles, repeat(0)))  # one C-level pass
+def _unit_kinds(records: TurnRecords, start: int) -> list[ContextKind]:
+    """The kinds of units ``start`` onwards, as :func:`unit_item` gives them."""
+    kinds = list(map(_SYSTEM_KINDS.get, records.first_roles[start:], repeat(ContextKind.MESSAGE)))
     if records.units is not None:
-        for position, unit in enumerate(records.units):
-            if len(unit) > 1 and codes[position] == 0:
-                codes[position] = 1
-    return codes
-
-
-def _read_only(data: list[dict[str, object]]) -> list[Mapping[str, object]]:
-    """Each metadata dict as the read-only map an item keeps."""
-    return list(map(_ReadOnlyMap, data))
+        for position, unit in enumerate(records.units[start:]):
+            if len(unit) > 1 and kinds[position] is ContextKind.MESSAGE:
+                kinds[position] = ContextKind.TOOL_OUTPUT
+    return kinds
 
 
 def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
-    """Every unit's item, as :func:`~cupel.chat.units.unit_item` builds it, column by column.
-
-    Items are kept between selections (:mod:`cupel.chat.units`): read the list only, it may be
-    shared.
-    """
+    """Every unit's item, as :func:`unit_item` builds it, column by column; each item's metadata is
+    made when first read. A session keeps the list for the next call: read it only."""
     columns = records.columns
     texts: list[object] = columns.contents  # type: ignore[assignment]
     if columns.parsed:
@@ -292,32 +305,18 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
 def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
     """The items of units ``start`` onwards when every message is a unit of its own."""
     count = len(records.tokens)
-    session = records.columns.session
-    stamps = positions(session, "stamps", _stamps, count)
-    micros = positions(session, "micros", _micros, count)
-    singles = positions(session, "singles", zip, count)
     roles = records.columns.roles[start:]
     role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
     tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
-    # ``singles`` may be longer than the transcript (kept from a longer one): zip stops at the tags.
-    metadata = _read_only(
-        [
-            {MESSAGES_KEY: message, INDICES_KEY: single, ROLES_KEY: tag}
-            for message, single, tag in zip(
-                zip(records.originals[start:]), singles[start:], tags, strict=False
-            )
-        ]
-    )
     return _build(
         count - start,
         records.columns.renderings(start),
         records.tokens[start:],
-        _kind_codes(records)[start:],
+        _unit_kinds(records, start),
         tags,
-        metadata,
-        stamps[start:],
+        made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
-        micros[start:],
+        _micros(range(start, count)),
     )
 
 
@@ -327,31 +326,16 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
     assert records.units is not None
     units = records.units[start:]
     firsts = [unit[0] for unit in units]
-    needed = max(firsts, default=-1) + 1
-    session = records.columns.session
-    stamps = positions(session, "stamps", _stamps, needed)
-    micros = positions(session, "micros", _micros, needed)
+    micros = _micros(range(max(firsts, default=-1) + 1))
     rendering = records.columns.rendering
-    originals = records.originals
     unit_roles = [records.roles(position) for position in range(start, count)]
-    metadata = _read_only(
-        [
-            {
-                MESSAGES_KEY: tuple(originals[index] for index in unit),
-                INDICES_KEY: unit,
-                ROLES_KEY: roles,
-            }
-            for unit, roles in zip(units, unit_roles, strict=True)
-        ]
-    )
     return _build(
         count - start,
         ["\n".join(map(rendering, unit)) for unit in units],
         records.tokens[start:],
-        _kind_codes(records)[start:],
+        _unit_kinds(records, start),
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
-        metadata,
-        list(map(stamps.__getitem__, firsts)),
+        made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
         list(map(micros.__getitem__, firsts)),
     )
@@ -361,27 +345,28 @@ def _build(
     count: int,
     contents: list[str],
     tokens: list[int],
-    codes: list[int],
+    kinds: list[ContextKind],
     tags: list[tuple[str, ...]],
-    metadata: list[Mapping[str, object]],
-    stamps: list[datetime],
+    metadata: Sequence[Mapping[str, object]],
     pinned: list[bool],
-    micros: list[int],
+    micros: Sequence[int],
 ) -> list[ContextItem]:
-    """``count`` items from their columns (the fields a unit's item does not share with every other)."""
+    """``count`` items from their columns (the fields a unit's item does not share with every other);
+    each timestamp is made from its microseconds, and the fields left at their defaults (no priority,
+    hint or original tokens) are made, when first read (:class:`~cupel.ContextItem`)."""
     return _items(
         count,
         contents,
         tokens,
-        list(map(KINDS.__getitem__, codes)),
+        kinds,
         repeat(ContextSource.CHAT),
-        repeat(None),
+        None,  # priority, timestamp, hint and original tokens: made when first read (ContextItem)
         tags,
         metadata,
-        stamps,
-        repeat(None),
+        None,
+        None,
         pinned,
-        repeat(None),
+        None,
         micros,
     )
 
