@@ -121,7 +121,9 @@ def test_fast_turns_on_langchain_messages_keep_what_the_reference_keeps(
     by_id = {id(message): index for index, message in enumerate(converted)}
     try:
         items = langchain_items(converted)
-        choice = select_turns(items, ContextBudget(budget, budget), pipeline, keep_first_turn=keep_first_turn)
+        # The query select_messages answers by default (the latest user message's), bound as it binds it.
+        bound = answering(messages, pipeline, ChatOptions())
+        choice = select_turns(items, ContextBudget(budget, budget), bound, keep_first_turn=keep_first_turn)
         kept = choice.kept_items()
         expected: object = (
             [by_id[id(message)] for message in to_messages(kept)],
