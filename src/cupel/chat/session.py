@@ -18,6 +18,11 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   costs of the leading messages that are the same objects with the same roles and texts (so a message
   edited in place, replaced or moved is read afresh), and counts only the rest. The kept list holds
   the messages alive until the next call or :meth:`ChatSession.clear`.
+- **the last older turns' contents** (the text a turn's scoring reads), when every message is plain:
+  the roles and texts they were made from, each turn's message span, and its content, for at most
+  ``KEPT`` messages. The next call reuses the content of each leading turn with the same span whose
+  messages all hold the same roles and texts at the same positions (compared as read on that call, so
+  a message edited in place, replaced, moved or dropped makes its turn afresh).
 - **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): the last call's older
   turns' texts and how often each held each query term, so that on a transcript that grew only the
   new turns are searched for the terms searched before (a new term is searched for in every turn).
@@ -31,6 +36,7 @@ for one conversation, whose transcript grows.
 from __future__ import annotations
 
 import _thread
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import is_, is_not
@@ -64,6 +70,7 @@ MessageKey = tuple[list[int], list[str], list[object]]
 """Per message: its ``id``, its role, and its text (plain) or ``(rendering,)`` (any other)."""
 
 _Read = tuple[object, list[object], list[str], list[str], list[int]]
+_Turns = tuple[list[str], list[str | None], list[int], list[int], list[str]]
 
 UnitKey = tuple[list[tuple[int, ...]] | None, list[int], list[bool]]
 """Per unit: its message positions (``None``: every message is a unit of its own), its tokens and
@@ -78,7 +85,17 @@ class ChatSession:
     it keeps and how much.
     """
 
-    __slots__ = ("_chars", "_counter", "_counts", "_items", "_lock", "_positions", "_read", "_terms")
+    __slots__ = (
+        "_chars",
+        "_counter",
+        "_counts",
+        "_items",
+        "_lock",
+        "_positions",
+        "_read",
+        "_terms",
+        "_turns",
+    )
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
@@ -91,12 +108,15 @@ class ChatSession:
         self._positions: dict[str, list[Any]] = {}
         # The last plain transcript read: (counter and overhead, messages, roles, texts, costs).
         self._read: _Read | None = None
+        # The last older turns' contents: (roles, texts, starts, ends, contents).
+        self._turns: _Turns | None = None
         self._terms = TermCounts()
 
     def __repr__(self) -> str:
         units = 0 if self._items is None else len(self._items[2])
         read = 0 if self._read is None else len(self._read[1])
-        return f"ChatSession(counts={len(self._counts)}, items={units}, read={read})"
+        turns = 0 if self._turns is None else len(self._turns[4])
+        return f"ChatSession(counts={len(self._counts)}, items={units}, read={read}, turns={turns})"
 
     def clear(self) -> None:
         """Forget everything kept."""
@@ -107,6 +127,7 @@ class ChatSession:
             self._items = None
             self._positions = {}
             self._read = None
+            self._turns = None
             self._terms = TermCounts()
 
     @property
@@ -183,6 +204,33 @@ class ChatSession:
             with self._lock:
                 self._read = (key, list(messages), roles, contents, costs)
         return costs
+
+    # The older turns' contents -----------------------------------------------------------------
+
+    def turn_contents(
+        self,
+        read: tuple[list[str], list[str | None]],
+        spans: tuple[list[int], list[int]],
+        make: Callable[[int], list[str]],
+    ) -> list[str]:
+        """The contents of turns over a plain transcript (``read``: its roles and texts); turn ``t``
+        spans messages ``spans[0][t]`` to ``spans[1][t] - 1``, consecutive turns ascending. The leading
+        turns the last call made with the same spans, over messages with the same roles and texts, keep
+        their contents; ``make(t)`` makes those of turns ``t`` onwards. Read the list only: it is kept."""
+        roles, texts = read
+        starts, ends = spans
+        kept = self._turns
+        reused = 0
+        if kept is not None:
+            old_roles, old_texts, old_starts, old_ends, old_contents = kept
+            agreed = agreeing(old_texts, texts, agreeing(old_roles, roles, min(len(old_roles), len(roles))))
+            reused = agreeing(old_ends, ends, agreeing(old_starts, starts, min(len(old_starts), len(starts))))
+            reused = bisect_right(ends, agreed, 0, reused)  # the turns that end within those messages
+        contents = [*old_contents[:reused], *make(reused)] if reused else make(0)
+        if len(roles) <= KEPT:
+            with self._lock:
+                self._turns = (roles, texts, list(starts), list(ends), contents)
+        return contents
 
     # Per-position values --------------------------------------------------------------------------
 

@@ -3,8 +3,7 @@
 :class:`TurnRecords` holds, per unit, its messages, tokens, roles and pin; a turn is a run of unit positions
 (a user message and everything up to the next one). A unit's ContextItem (:func:`unit_item`, or
 :func:`unit_items` column by column for a report) is built only when asked for, equal field by field to what
-:func:`~cupel.chat.messages_to_items` builds. :func:`tool_results` finds the tool results inside the units,
-with what clearing one would save.
+:func:`~cupel.chat.messages_to_items` builds.
 """
 
 from __future__ import annotations
@@ -13,32 +12,28 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import accumulate, repeat
-from operator import gt
+from operator import gt, sub
 from types import MappingProxyType
 from typing import Any
 
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.chat.options import ChatOptions
-from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
+from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import (
     INDICES_KEY,
     MESSAGES_KEY,
     ROLES_KEY,
     SYNTHETIC_EPOCH,
     TranscriptColumns,
-    parsed_costs,
 )
-from cupel.chat.session import count_texts_once, positions
+from cupel.chat.session import positions
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
-from cupel.policy.chat_settings import ToolResult
 from cupel.scorers.columns import ItemColumns
-from cupel.tokens.base import CounterLike
 
 __all__ = [
     "KINDS",
     "TurnRecords",
     "candidate_batch",
-    "tool_results",
     "turn_contents",
     "turn_item_of",
     "turn_kind",
@@ -216,10 +211,20 @@ def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> Con
 
 def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int]) -> list[str]:
     """The contents :func:`turn_item_of` gives turns of consecutive messages (turn ``t``: messages
-    ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages."""
-    lines = records.columns.renderings()
-    turns = map(lines.__getitem__, map(slice, *spans))
-    return [*map("\n".join, turns), *map(lines.__getitem__, systems)]
+    ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages; a session
+    keeps those of a plain transcript's turns (:meth:`~cupel.chat.ChatSession.turn_contents`)."""
+    columns = records.columns
+
+    def make(turn: int) -> list[str]:  # turns ``turn`` onwards
+        first = spans[0][turn] if turn < len(spans[0]) else len(columns.roles)
+        lines = columns.renderings(first)
+        bounds = [map(sub, spans[side][turn:], repeat(first)) for side in (0, 1)]
+        return list(map("\n".join, map(lines.__getitem__, map(slice, *bounds))))
+
+    session = columns.session
+    read = (columns.roles, columns.contents)
+    kept = make(0) if session is None or columns.parsed else session.turn_contents(read, spans, make)
+    return [*kept, *map(columns.rendering, systems)]
 
 
 def turn_presence(
@@ -410,40 +415,3 @@ def candidate_batch(
         presence=presence,
         contents=contents,
     )
-
-
-def tool_results(
-    views: Sequence[MessageView],
-    placeholder: Callable[[int, str], str],
-    counter: CounterLike | None,
-    options: ChatOptions,
-) -> list[ToolResult]:
-    """Every tool result of a transcript read into views (tool messages and ``tool_result`` blocks),
-    in transcript order; ``placeholder(tokens, tool)`` is the text that would replace one."""
-    names: dict[str, str] = {}
-    found: list[tuple[int, str, object]] = []
-    for index, view in enumerate(views):
-        for call in view.tool_calls if isinstance(view.tool_calls, list | tuple) else ():
-            payload = call.get(call.get("type", "function")) if isinstance(call, Mapping) else None
-            if isinstance(payload, Mapping):
-                names[str(call.get("id"))] = str(payload.get("name"))
-        if view.role == "tool":
-            found.append((index, str(view.tool_call_id), view.content))
-        for block in view.content if isinstance(view.content, list | tuple) else ():
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                names[str(block.get("id"))] = str(block.get("name"))
-            elif isinstance(block, Mapping) and block.get("type") == "tool_result":
-                found.append((index, str(block.get("tool_use_id")), block.get("content")))
-    # A result's content costs what a tool message holding only it costs beyond its overhead.
-    parsed = [
-        parse_message(MessageView("tool", content, tool_call_id=call_id), index, options)
-        for index, call_id, content in found
-    ]
-    tokens = [cost - options.message_overhead for cost in parsed_costs(parsed, counter)]
-    tools = [names.get(call_id, "") for _, call_id, _ in found]
-    placeholders = [placeholder(size, tool) for size, tool in zip(tokens, tools, strict=True)]
-    shown = count_texts_once(placeholders, counter)
-    return [
-        ToolResult(index, call_id, tool, size, text_tokens)
-        for (index, call_id, _), tool, size, text_tokens in zip(found, tools, tokens, shown, strict=True)
-    ]
