@@ -117,37 +117,72 @@ def test_a_turn_edited_in_place_is_scored_by_its_new_text() -> None:
     assert [id(message) for message in warm.messages] == [id(message) for message in cold.messages]
 
 
+def _read(session: ChatSession, roles: list[str], texts: list[str]) -> list[str]:
+    """Read a plain transcript into ``session`` (as the read stage does); its roles, as read."""
+    session.plain_costs(("counter", 0), (roles, list[str | None](texts)), lambda some: list(map(len, some)))
+    return roles
+
+
 def test_only_the_new_turns_are_made_again() -> None:
     made: list[int] = []
     session = ChatSession()
-    roles = ["user", "assistant"] * 4
-    texts = [f"text {index}" for index in range(8)]
-    spans = ([0, 2, 4], [2, 4, 6])
+    texts = [f"text {index}" for index in range(10)]
 
     def make(start: int) -> list[str]:
         made.append(start)
-        return [f"turn {turn} of {texts[spans[0][turn]]}" for turn in range(start, len(spans[0]))]
+        return [f"turn {turn}" for turn in range(start, len(spans[0]))]
 
-    assert session.turn_contents((roles, texts), spans, make) == [
-        f"turn {t} of text {2 * t}" for t in range(3)
-    ]
+    spans = ([0, 2, 4], [2, 4, 6])
+    roles = _read(session, ["user", "assistant"] * 3, texts[:6])
+    assert session.turn_contents(roles, spans, make) == ["turn 0", "turn 1", "turn 2"]
     # Grown by a turn: the three older turns are kept.
     spans = ([0, 2, 4, 6], [2, 4, 6, 8])
-    kept = session.turn_contents(([*roles, "user", "assistant"], [*texts, "a", "b"]), spans, make)
-    assert made == [0, 3] and kept[3] == "turn 3 of text 6"
-    # Message 3 edited (an equal list of texts but one): turns from the one holding it are made anew.
-    texts = [*texts[:3], "edited", *texts[4:]]
-    session.turn_contents(([*roles, "user", "assistant"], [*texts, "a", "b"]), spans, make)
+    roles = _read(session, ["user", "assistant"] * 4, texts[:8])
+    assert session.turn_contents(roles, spans, make)[3] == "turn 3" and made == [0, 3]
+    # Message 3 edited: the turns from the one holding it are made anew.
+    roles = _read(session, ["user", "assistant"] * 4, [*texts[:3], "edited", *texts[4:8]])
+    session.turn_contents(roles, spans, make)
     assert made[-1] == 1
     # A role changed: the same.
-    roles = ["user", "assistant", "assistant", *roles[3:]]
-    session.turn_contents(([*roles, "user", "assistant"], [*texts, "a", "b"]), spans, make)
+    roles = _read(session, ["user", "assistant", "user", "user"] + ["user", "assistant"] * 2, texts[:8])
+    session.turn_contents(roles, spans, make)
     assert made[-1] == 1
-    # Other spans (a turn split differently): from the first span that differs.
-    session.turn_contents(
-        ([*roles, "user", "assistant"], [*texts, "a", "b"]), ([0, 2, 5, 6], [2, 5, 6, 8]), make
-    )
+    # Nothing changed, but a turn is split otherwise: from the first span that differs.
+    session.turn_contents(roles, ([0, 2, 4, 5], [2, 4, 5, 8]), make)
+    assert made[-1] == 2
+    # Roles read by another call (another thread's read replaced this one's): nothing kept is used.
+    mine = _read(session, ["user", "assistant"] * 4, texts[:8])
+    other = _read(session, ["user", "assistant"] * 4, texts[:8])
+    session.turn_contents(mine, spans, make)
+    assert made[-1] == 0
+    # Nor is what it made kept with the other read: that one reuses the turns within message 3.
+    session.turn_contents(other, spans, make)
     assert made[-1] == 1
     session.clear()
-    session.turn_contents((roles, texts), ([0], [2]), make)
-    assert made[-1] == 0 and "turns=4" in repr(session)
+    assert "read=0" in repr(session)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.lists(st.sampled_from(["system", "user", "assistant"]), max_size=30),
+    st.lists(st.sampled_from(["system", "user", "assistant"]), max_size=30),
+    st.integers(0, 30),
+    st.integers(0, 40),
+)
+def test_a_split_reusing_the_last_one_equals_a_split_afresh(
+    old_roles: list[str], tail: list[str], agreed: int, holds: int
+) -> None:
+    from cupel.chat.units import split_from
+
+    roles = old_roles[:agreed] + tail
+    tokens = [1 + index * 7 % 11 for index in range(len(roles))]
+    old_tokens = tokens[:agreed] + [5] * (len(old_roles) - min(agreed, len(old_roles)))
+    kept = split_from(old_roles, old_tokens, None, 0)
+    # The units both agree on (by role and tokens), or fewer.
+    same = 0
+    while same < min(len(roles), len(old_roles)) and (roles[same], tokens[same]) == (
+        old_roles[same],
+        old_tokens[same],
+    ):
+        same += 1
+    assert split_from(roles, tokens, kept, min(holds, same)) == split_from(roles, tokens, None, 0)

@@ -8,11 +8,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import accumulate, repeat
-from operator import gt, sub
+from functools import partial
+from itertools import accumulate, compress, repeat
+from itertools import count as naturals
+from operator import gt, not_, sub
 from types import MappingProxyType
 from typing import Any
 
@@ -28,18 +31,19 @@ from cupel.chat.read import (
 )
 from cupel.chat.session import positions
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
-from cupel.scorers.columns import ItemColumns
 
 __all__ = [
     "KINDS",
     "TurnRecords",
-    "candidate_batch",
+    "Turns",
+    "split_from",
     "turn_contents",
     "turn_item_of",
     "turn_kind",
     "turn_presence",
     "turn_records",
     "turn_roles",
+    "turn_split",
     "turn_units",
     "unit_item",
     "unit_items",
@@ -209,6 +213,60 @@ def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> Con
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Turns:
+    """Turn ``t`` spans unit positions ``starts[t]`` to ``ends[t] - 1`` (system units skipped) and holds
+    ``tokens[t]``; the first is numbered ``first_number`` (0: a preamble before any user message);
+    ``system``: the system units' positions. Read the lists only: a session may keep them."""
+
+    starts: list[int]
+    ends: list[int]
+    tokens: list[int]
+    first_number: int
+    system: list[int]
+
+
+def turn_split(records: TurnRecords) -> Turns:
+    """The turns and the system units, grouped as :func:`~cupel.chat.choose_units.split_turns` groups
+    units; a session keeps a plain transcript's (:meth:`~cupel.chat.ChatSession.turn_split`)."""
+    columns = records.columns
+    split = partial(split_from, records.first_roles, records.tokens)
+    if columns.session is None or columns.parsed:
+        return split(None, 0)
+    return columns.session.turn_split(columns.roles, split)
+
+
+def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, holds: int) -> Turns:
+    """The turn split of units with ``first_roles`` and ``tokens``, where ``kept`` (or ``None``) split
+    units whose first ``holds`` agree with these: its turns up to the last that opens within them stay,
+    the units from that one on are split afresh (all of them without ``kept``)."""
+    start, system, starts, turn_tokens, number = 0, [], [], [], 1
+    reopened = 0 if kept is None else bisect_left(kept.starts, holds)  # the turns opening within
+    if kept is not None and reopened:
+        start = kept.starts[reopened - 1]  # an opening still: its role and those before are unchanged
+        system = kept.system[: bisect_left(kept.system, start)]
+        starts, turn_tokens = kept.starts[: reopened - 1], kept.tokens[: reopened - 1]
+        number = kept.first_number
+    roles = first_roles[start:]
+    is_system = list(map(SYSTEM_ROLES.__contains__, roles))
+    new_system = list(compress(naturals(start), is_system))
+    opening = list(compress(naturals(start), map("user".__eq__, roles)))
+    first = next(compress(naturals(start), map(not_, is_system)), None)
+    if first is not None and (not opening or opening[0] != first):
+        opening.insert(0, first)  # a preamble before the first user message: turn 0
+        number = 0
+    rest = tokens[start:]
+    for position in new_system:
+        rest[position - start] = 0  # a system unit belongs to no turn
+    at = list(accumulate(rest, initial=0)).__getitem__
+    ends = [*opening[1:], len(tokens)] if opening else []
+    turn_tokens += map(sub, map(at, map(sub, ends, repeat(start))), map(at, map(sub, opening, repeat(start))))
+    starts += opening
+    return Turns(
+        starts, [*starts[1:], len(tokens)] if starts else [], turn_tokens, number, system + new_system
+    )
+
+
 def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int]) -> list[str]:
     """The contents :func:`turn_item_of` gives turns of consecutive messages (turn ``t``: messages
     ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages; a session
@@ -222,8 +280,7 @@ def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], syst
         return list(map("\n".join, map(lines.__getitem__, map(slice, *bounds))))
 
     session = columns.session
-    read = (columns.roles, columns.contents)
-    kept = make(0) if session is None or columns.parsed else session.turn_contents(read, spans, make)
+    kept = make(0) if session is None or columns.parsed else session.turn_contents(columns.roles, spans, make)
     return [*kept, *map(columns.rendering, systems)]
 
 
@@ -388,30 +445,4 @@ def _build(
         pinned,
         repeat(None),
         micros,
-    )
-
-
-def candidate_batch(
-    count: int,
-    *,
-    order_keys: Sequence[int],
-    kinds: Callable[[], list[int]],
-    tags: Callable[[], list[tuple[str, ...]]],
-    presence: Callable[[str], list[bool] | None],
-    items: Callable[[], Sequence[ContextItem]],
-    contents: Callable[[], list[str]] | None = None,
-) -> ItemColumns:
-    """Chat candidates as a scoring batch: first message positions order them as their synthetic
-    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
-    chat items have no priority; ``contents`` gives the candidates' item contents (for a text scorer);
-    ``items`` builds the candidates' items for any other scorer."""
-    return ItemColumns(
-        count,
-        order_keys=lambda: order_keys,
-        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
-        tags=tags,
-        priorities=lambda: [None] * count,
-        make_items=items,
-        presence=presence,
-        contents=contents,
     )
