@@ -19,7 +19,6 @@ from operator import not_
 from cupel._prepared import score_order
 from cupel.chat.options import available_tokens
 from cupel.chat.units import (
-    KINDS,
     TurnRecords,
     Turns,
     turn_contents,
@@ -36,7 +35,7 @@ from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport, report_of_columns
 from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import BudgetOverflowError
-from cupel.model import ContextBudget, ContextItem, OverflowStrategy
+from cupel.model import ContextBudget, ContextItem, ContextKind, OverflowStrategy
 from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.placers import ChronologicalPlacer
 from cupel.protocols import Scorer
@@ -137,20 +136,20 @@ def candidate_batch(
     count: int,
     *,
     order_keys: Sequence[int],
-    kinds: Callable[[], list[int]],
+    kinds: Callable[[], list[ContextKind]],
     tags: Callable[[], list[tuple[str, ...]]],
     presence: Callable[[str], list[bool] | None],
     items: Callable[[], Sequence[ContextItem]],
     contents: Callable[[], list[str]] | None = None,
 ) -> ItemColumns:
     """Chat candidates as a scoring batch: first message positions order them as their synthetic
-    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
-    chat items have no priority; ``contents`` gives the candidates' item contents (for a text scorer);
-    ``items`` builds the candidates' items for any other scorer."""
+    timestamps do; ``kinds`` gives their kinds; chat items have no priority; ``contents`` gives the
+    candidates' item contents (for a text scorer); ``items`` builds the candidates' items for any
+    other scorer."""
     return ItemColumns(
         count,
         order_keys=lambda: order_keys,
-        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
+        kinds=kinds,
         tags=tags,
         priorities=lambda: [None] * count,
         make_items=items,
@@ -294,12 +293,12 @@ def _choose_older(
     def units_of(turn: int) -> list[int]:
         return turn_units(records, starts[turn], ends[turn])
 
-    def kinds() -> list[int]:
+    def kinds() -> list[ContextKind]:
         if records.units is None:
-            turn_kinds = [0] * count
+            turn_kinds = [ContextKind.MESSAGE] * count
         else:
-            turn_kinds = [KINDS.index(turn_kind(records, units_of(turn))) for turn in older]
-        return turn_kinds + [2] * len(loose_system)
+            turn_kinds = [turn_kind(records, units_of(turn)) for turn in older]
+        return turn_kinds + [ContextKind.SYSTEM_PROMPT] * len(loose_system)
 
     def tags() -> list[tuple[str, ...]]:
         if sliced:
