@@ -16,12 +16,14 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
 - **the last transcript read**, when every message of it is plain (a role and a text), and what
   later stages made of it: its roles, texts and costs, the turn split and the older turns' contents,
   for at most ``KEPT`` messages. The next call compares its roles and texts, as read on that call,
-  with those kept, position by position: the leading messages on which they agree keep their costs
-  (when the counter and overhead are the same too), and the turns lying within them keep their split
-  and contents (a message edited in place, replaced, moved or dropped, or one of another shape with
-  another role or text, is read afresh from there on; an equal one, whatever its object, is not).
-  What a stage made is reused only by a call whose own read it was kept with, so threads sharing a
-  session each see their own.
+  with those kept, position by position (a plain message's cost, rendering and turn depend on its
+  position, role and text alone, all read afresh, so a message edited in place, replaced, moved or
+  dropped is seen; an equal one, whatever its object or shape, is reused): the leading messages on
+  which they agree keep their costs (when the counter and overhead are the same too), and the turns
+  lying within them keep their split and contents. The kept strings are the transcript's own, plus
+  the turns' contents (about as many characters again). A later stage reuses and keeps what it made
+  only with its own call's read (the kept read's roles are the very list it was given), so a call
+  never mixes another thread's read into its own.
 - **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): the last call's older
   turns' texts and how often each held each query term, so that on a transcript that grew only the
   new turns are searched for the terms searched before (a new term is searched for in every turn).
