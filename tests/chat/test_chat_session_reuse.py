@@ -139,6 +139,11 @@ def test_only_the_new_turns_are_made_again() -> None:
     spans = ([0, 2, 4, 6], [2, 4, 6, 8])
     roles = _read(session, ["user", "assistant"] * 4, texts[:8])
     assert session.turn_contents(roles, spans, make)[3] == "turn 3" and made == [0, 3]
+    # Read again unchanged: nothing is made.
+    roles = _read(session, ["user", "assistant"] * 4, texts[:8])
+    assert (
+        session.turn_contents(roles, spans, make) == [f"turn {turn}" for turn in range(4)] and len(made) == 2
+    )
     # Message 3 edited: the turns from the one holding it are made anew.
     roles = _read(session, ["user", "assistant"] * 4, [*texts[:3], "edited", *texts[4:8]])
     session.turn_contents(roles, spans, make)

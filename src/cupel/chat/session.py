@@ -270,7 +270,9 @@ class ChatSession:
             old_starts, old_ends, old = kept.turns
             reused = agreeing(old_ends, ends, agreeing(old_starts, starts, min(len(old_starts), len(starts))))
             reused = bisect_right(ends, kept.turns_hold, 0, reused)  # the turns ending within those
-        contents = [*old[:reused], *make(reused)] if reused else make(0)
+        contents = old[:reused] if reused else make(0)
+        if 0 < reused < len(starts):
+            contents += make(reused)  # the turns after those kept
         self._keep(kept, turns=(list(starts), list(ends), contents), turns_hold=len(roles))
         return contents
 

@@ -216,13 +216,12 @@ def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> Con
 @dataclass(frozen=True, slots=True)
 class Turns:
     """Turn ``t`` spans unit positions ``starts[t]`` to ``ends[t] - 1`` (system units skipped) and holds
-    ``tokens[t]``; the first is numbered ``first_number`` (0: a preamble before any user message);
-    ``system``: the system units' positions. Read the lists only: a session may keep them."""
+    ``tokens[t]`` (the first is a preamble, turn 0, unless it opens with a user message); ``system``:
+    the system units' positions. Read the lists only: a session may keep them."""
 
     starts: list[int]
     ends: list[int]
     tokens: list[int]
-    first_number: int
     system: list[int]
 
 
@@ -240,13 +239,12 @@ def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, ho
     """The turn split of units with ``first_roles`` and ``tokens``, where ``kept`` (or ``None``) split
     units whose first ``holds`` agree with these: its turns up to the last that opens within them stay,
     the units from that one on are split afresh (all of them without ``kept``)."""
-    start, system, starts, turn_tokens, number = 0, [], [], [], 1
+    start, system, starts, turn_tokens = 0, [], [], []
     reopened = 0 if kept is None else bisect_left(kept.starts, holds)  # the turns opening within
     if kept is not None and reopened:
         start = kept.starts[reopened - 1]  # an opening still: its role and those before are unchanged
         system = kept.system[: bisect_left(kept.system, start)]
         starts, turn_tokens = kept.starts[: reopened - 1], kept.tokens[: reopened - 1]
-        number = kept.first_number
     roles = first_roles[start:]
     is_system = list(map(SYSTEM_ROLES.__contains__, roles))
     new_system = list(compress(naturals(start), is_system))
@@ -254,17 +252,16 @@ def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, ho
     first = next(compress(naturals(start), map(not_, is_system)), None)
     if first is not None and (not opening or opening[0] != first):
         opening.insert(0, first)  # a preamble before the first user message: turn 0
-        number = 0
-    rest = tokens[start:]
+    rest = tokens[start:] if start or new_system else tokens
     for position in new_system:
         rest[position - start] = 0  # a system unit belongs to no turn
     at = list(accumulate(rest, initial=0)).__getitem__
-    ends = [*opening[1:], len(tokens)] if opening else []
-    turn_tokens += map(sub, map(at, map(sub, ends, repeat(start))), map(at, map(sub, opening, repeat(start))))
+    bounds = (opening, [*opening[1:], len(tokens)] if opening else [])
+    if start:  # positions in ``rest``; few, the new turns'
+        bounds = ([begin - start for begin in bounds[0]], [end - start for end in bounds[1]])
+    turn_tokens += map(sub, map(at, bounds[1]), map(at, bounds[0]))
     starts += opening
-    return Turns(
-        starts, [*starts[1:], len(tokens)] if starts else [], turn_tokens, number, system + new_system
-    )
+    return Turns(starts, [*starts[1:], len(tokens)] if starts else [], turn_tokens, system + new_system)
 
 
 def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int]) -> list[str]:
@@ -273,15 +270,19 @@ def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], syst
     keeps those of a plain transcript's turns (:meth:`~cupel.chat.ChatSession.turn_contents`)."""
     columns = records.columns
 
-    def make(turn: int) -> list[str]:  # turns ``turn`` onwards
-        first = spans[0][turn] if turn < len(spans[0]) else len(columns.roles)
+    def make(turn: int) -> list[str]:  # turns ``turn`` onwards (``turn == 0`` or one of them)
+        first = spans[0][turn] if turn else 0
         lines = columns.renderings(first)
-        bounds = [map(sub, spans[side][turn:], repeat(first)) for side in (0, 1)]
+        bounds = (spans[0][turn:], spans[1][turn:])
+        if first:  # positions in ``lines``; few, the new turns'
+            bounds = ([start - first for start in bounds[0]], [end - first for end in bounds[1]])
         return list(map("\n".join, map(lines.__getitem__, map(slice, *bounds))))
 
     session = columns.session
-    kept = make(0) if session is None or columns.parsed else session.turn_contents(columns.roles, spans, make)
-    return [*kept, *map(columns.rendering, systems)]
+    kept = None if session is None or columns.parsed else session.turn_contents(columns.roles, spans, make)
+    contents = make(0) if kept is None else list(kept)  # a copy: the session keeps its list
+    contents += map(columns.rendering, systems)
+    return contents
 
 
 def turn_presence(
