@@ -218,9 +218,8 @@ class ChatSession:
         if len(roles) <= KEPT:
             read = _Read(key, roles, texts, costs)
             if kept is not None:  # what later stages made holds for the messages that agree
-                turns_hold, split_holds = min(kept.turns_hold, agreed), min(kept.split_holds, start)
-                read = replace(read, turns=kept.turns, turns_hold=turns_hold)
-                read = replace(read, split=kept.split, split_holds=split_holds)
+                holds = (min(kept.turns_hold, agreed), min(kept.split_holds, start))
+                read = _Read(key, roles, texts, costs, kept.turns, holds[0], kept.split, holds[1])
             with self._lock:
                 self._read = read
         return costs
