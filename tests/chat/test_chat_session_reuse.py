@@ -191,3 +191,32 @@ def test_a_split_reusing_the_last_one_equals_a_split_afresh(
     ):
         same += 1
     assert split_from(roles, tokens, kept, min(holds, same)) == split_from(roles, tokens, None, 0)
+
+
+def test_threads_sharing_a_session_select_as_nothing_kept() -> None:
+    # Two conversations through one session at once: each call reuses only what its own read kept.
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    def conversation(seed: int) -> list[bool]:
+        messages: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+        agreed = []
+        for turn in range(30):
+            messages.append({"role": "user", "content": _text(seed * 1000 + turn)})
+            messages.append({"role": "assistant", "content": _text(seed * 7 + turn)})
+            if turn % 7 == 3:  # and an older message edited in place
+                messages[1 + turn % len(messages[1:])]["content"] = _text(seed + turn)
+            warm = select_messages(messages, 400, session=session, counter=FunctionCounter(len))
+            cold = select_messages(messages, 400, counter=FunctionCounter(len))
+            agreed.append(list(map(id, warm.messages)) == list(map(id, cold.messages)))
+        return agreed
+
+    session = ChatSession()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(conversation, range(4)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(all(agreed) for agreed in results)
