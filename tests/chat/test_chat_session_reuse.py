@@ -8,6 +8,7 @@ only ever what the unchanged leading messages made.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import given, settings
@@ -24,7 +25,7 @@ from cupel.tokens import FunctionCounter
 _WORDS = ["deploy", "webhook", "retry", "the", "alpha", "timeout", "beta"]
 
 _EDITS = st.sampled_from(
-    ["grow", "grow", "grow", "edit", "mutate", "replace", "other", "cut", "rewrite", "tool", "shape", "knob"]
+    "grow grow grow edit mutate parts replace other cut rewrite tool shape knob".split()  # noqa: SIM905
 )
 
 
@@ -68,6 +69,13 @@ def test_a_session_selects_as_nothing_kept_whatever_the_edits(
                 messages[position]["role"] = "assistant" if messages[position]["role"] == "user" else "user"
             else:
                 messages[position]["name"] = "someone"
+        elif edit == "parts":  # a list of parts, then that list changed in place (no longer plain)
+            content = messages[position]["content"]
+            if isinstance(content, list):
+                content[0]["text"] = _text(number + 3)
+                content.append({"type": "text", "text": _text(number)})
+            else:
+                messages[position]["content"] = [{"type": "text", "text": _text(number)}]
         elif edit == "replace":  # an equal copy: another object
             messages[position] = dict(messages[position])
         elif edit == "other":  # another message in its place
@@ -93,7 +101,7 @@ def test_a_session_selects_as_nothing_kept_whatever_the_edits(
                 "keep_first_turn": number % 4 == 0,
             }
         chat = to_langchain(messages) if langchain else messages
-        before = [dict(message) for message in messages]
+        before = copy.deepcopy(messages)
         warm = _outcome(chat, budget, keywords, session)
         assert warm == _outcome(chat, budget, keywords, None)
         assert messages == before  # nothing mutated
