@@ -1,5 +1,5 @@
-"""A ``ChatSession`` reuses what it read the call before (costs of the leading messages that are the
-same objects with the same roles and texts); every selection equals the one made with nothing kept.
+"""A ``ChatSession`` reuses what it read the call before (costs of the leading messages with the same
+roles and texts); every selection equals the one made with nothing kept.
 """
 
 from __future__ import annotations

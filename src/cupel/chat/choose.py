@@ -13,22 +13,20 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate, compress
-from itertools import count as naturals
-from operator import not_, sub
+from itertools import compress
+from operator import not_
 
 from cupel._prepared import score_order
 from cupel.chat.options import available_tokens
-from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.units import (
-    KINDS,
     TurnRecords,
-    candidate_batch,
+    Turns,
     turn_contents,
     turn_item_of,
     turn_kind,
     turn_presence,
     turn_roles,
+    turn_split,
     turn_units,
     unit_item,
 )
@@ -37,7 +35,7 @@ from cupel.diagnostics.reasons import BudgetExceeded, ExclusionReason
 from cupel.diagnostics.report import ExcludedItem, IncludedItem, SelectionReport, report_of_columns
 from cupel.diagnostics.trace import OverflowEvent
 from cupel.errors import BudgetOverflowError
-from cupel.model import ContextBudget, ContextItem, OverflowStrategy
+from cupel.model import ContextBudget, ContextItem, ContextKind, OverflowStrategy
 from cupel.pipeline import Pipeline, compute_effective_budget
 from cupel.placers import ChronologicalPlacer
 from cupel.protocols import Scorer
@@ -134,6 +132,32 @@ class ColumnRun:
     relevance: list[float] | None = None
 
 
+def candidate_batch(
+    count: int,
+    *,
+    order_keys: Sequence[int],
+    kinds: Callable[[], list[ContextKind]],
+    tags: Callable[[], list[tuple[str, ...]]],
+    presence: Callable[[str], list[bool] | None],
+    items: Callable[[], Sequence[ContextItem]],
+    contents: Callable[[], list[str]] | None = None,
+) -> ItemColumns:
+    """Chat candidates as a scoring batch: first message positions order them as their synthetic
+    timestamps do; ``kinds`` gives their kinds; chat items have no priority; ``contents`` gives the
+    candidates' item contents (for a text scorer); ``items`` builds the candidates' items for any
+    other scorer."""
+    return ItemColumns(
+        count,
+        order_keys=lambda: order_keys,
+        kinds=kinds,
+        tags=tags,
+        priorities=lambda: [None] * count,
+        make_items=items,
+        presence=presence,
+        contents=contents,
+    )
+
+
 def choose_older(
     pipeline: Pipeline, batch: ItemColumns, tokens: list[int], remaining: int
 ) -> ColumnRun | None:
@@ -150,39 +174,6 @@ def choose_older(
     if sum(map(tokens.__getitem__, chosen)) > remaining:
         return None  # the pipeline's overflow stage would act on this: leave it to the pipeline
     return ColumnRun(tokens, scores, order, chosen, budget, relevance)
-
-
-@dataclass(slots=True)
-class _Turns:
-    """Turn ``t`` spans unit positions ``starts[t]`` to ``ends[t] - 1`` (system units skipped)."""
-
-    starts: list[int]
-    ends: list[int]
-    tokens: list[int]
-    first_number: int
-
-
-def _split(records: TurnRecords) -> tuple[_Turns, list[int]]:
-    """The turns and the system unit positions, grouped as :func:`~cupel.chat.choose_units.split_turns`
-    groups units."""
-    first_roles = records.first_roles
-    is_system = list(map(SYSTEM_ROLES.__contains__, first_roles))
-    system = list(compress(naturals(), is_system))
-    opening = list(compress(naturals(), map("user".__eq__, first_roles)))
-    first = next(compress(naturals(), map(not_, is_system)), None)
-    number = 1
-    if first is not None and (not opening or opening[0] != first):
-        opening.insert(0, first)  # a preamble before the first user message: turn 0
-        number = 0
-    tokens = records.tokens
-    if system:
-        tokens = list(tokens)
-        for position in system:
-            tokens[position] = 0  # a system unit belongs to no turn
-    running = list(accumulate(tokens, initial=0))
-    ends = [*opening[1:], len(tokens)] if opening else []
-    turn_tokens = list(map(sub, map(running.__getitem__, ends), map(running.__getitem__, opening)))
-    return _Turns(opening, ends, turn_tokens, number), system
 
 
 def _no_members(candidate: int) -> Sequence[int]:
@@ -225,7 +216,8 @@ def select_turn_records(
 
     Raises as the reference does when the latest turn alone overflows under ``THROW``.
     """
-    turns, system = _split(records)
+    turns = turn_split(records)
+    system = turns.system
     unit_tokens = records.tokens
     kept = [False] * len(unit_tokens)
     reasons: dict[int, ExclusionReason] = {}
@@ -277,7 +269,7 @@ def select_turn_records(
 
 def _choose_older(
     records: TurnRecords,
-    turns: _Turns,
+    turns: Turns,
     span: tuple[int, int],
     systems: tuple[list[int], list[int]],
     remaining: int,
@@ -301,12 +293,12 @@ def _choose_older(
     def units_of(turn: int) -> list[int]:
         return turn_units(records, starts[turn], ends[turn])
 
-    def kinds() -> list[int]:
+    def kinds() -> list[ContextKind]:
         if records.units is None:
-            turn_kinds = [0] * count
+            turn_kinds = [ContextKind.MESSAGE] * count
         else:
-            turn_kinds = [KINDS.index(turn_kind(records, units_of(turn))) for turn in older]
-        return turn_kinds + [2] * len(loose_system)
+            turn_kinds = [turn_kind(records, units_of(turn)) for turn in older]
+        return turn_kinds + [ContextKind.SYSTEM_PROMPT] * len(loose_system)
 
     def tags() -> list[tuple[str, ...]]:
         if sliced:
@@ -329,7 +321,8 @@ def _choose_older(
         return range(starts[turn], ends[turn]) if sliced else units_of(turn)
 
     def items() -> list[ContextItem]:
-        return [turn_item_of(records, turns.first_number + turn, units_of(turn)) for turn in older] + [
+        first_number = int(records.first_roles[starts[0]] == "user")  # 0: the first turn is a preamble
+        return [turn_item_of(records, first_number + turn, units_of(turn)) for turn in older] + [
             unit_item(records, position) for position in loose_system
         ]
 

@@ -21,8 +21,7 @@ from typing import Any, Protocol, TypeVar
 from cupel.chat.options import ChatOptions, OrphanedToolResult, Summarized, UnansweredToolCall, resolve_budget
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, view_of_mapping
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY
-from cupel.chat.render import ChatSelection, attempted, replaced, sends_all, with_cleared
-from cupel.chat.units import tool_results
+from cupel.chat.render import ChatSelection, attempted, replaced, sends_all, tool_results, with_cleared
 from cupel.diagnostics.hooks import TraceSink, active_sink, current_attributes, start_operation
 from cupel.diagnostics.identity import item_id
 from cupel.diagnostics.reasons import InclusionReason

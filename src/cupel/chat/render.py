@@ -4,8 +4,9 @@
 builds its :class:`~cupel.SelectionReport` on first access: for ``"turns"`` column by column from the
 unit items (:func:`turns_report`), else from the strategy's :class:`~cupel.chat.choose.Choice`
 (its ``report``); each entry with the score and relevance its choice used, nothing scored again.
-:func:`to_messages` expands unit items back into messages; :func:`with_cleared` reports each tool
-result sent cleared (:func:`~cupel.chat.plan.clear_first`).
+:func:`to_messages` expands unit items back into messages; :func:`tool_results` finds the tool results a
+transcript holds, with what clearing one would save, :func:`replaced` writes the cleared messages and
+:func:`with_cleared` reports each tool result sent cleared (:func:`~cupel.chat.plan.clear_first`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from typing import Any, Generic, TypeVar
 from cupel._gc_pause import collector_paused
 from cupel.chat.choose import ColumnRun, TurnOutcome
 from cupel.chat.choose_units import select_turns
-from cupel.chat.parse import SYSTEM_ROLES
-from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence
+from cupel.chat.options import ChatOptions
+from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
+from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence, parsed_costs
+from cupel.chat.session import count_texts_once
 from cupel.chat.units import TurnRecords, unit_item, unit_items
 from cupel.diagnostics.attribution import SliceAttribution
 from cupel.diagnostics.events import TraceEvent
@@ -38,6 +41,7 @@ from cupel.errors import (
 from cupel.model import ContextBudget, ContextItem
 from cupel.pipeline import Pipeline
 from cupel.policy.chat_settings import ChatSettings, ToolResult
+from cupel.tokens.base import CounterLike
 
 __all__ = [
     "CLEAR_STAGE",
@@ -47,6 +51,7 @@ __all__ = [
     "replaced",
     "sends_all",
     "to_messages",
+    "tool_results",
     "turns_report",
     "turns_selection",
     "with_cleared",
@@ -370,3 +375,40 @@ def with_cleared(
         lambda: dataclasses.replace(selection.report, events=(*selection.report.events, *events)),
         tokens=selection.tokens,
     )
+
+
+def tool_results(
+    views: Sequence[MessageView],
+    placeholder: Callable[[int, str], str],
+    counter: CounterLike | None,
+    options: ChatOptions,
+) -> list[ToolResult]:
+    """Every tool result of a transcript read into views (tool messages and ``tool_result`` blocks),
+    in transcript order; ``placeholder(tokens, tool)`` is the text that would replace one."""
+    names: dict[str, str] = {}
+    found: list[tuple[int, str, object]] = []
+    for index, view in enumerate(views):
+        for call in view.tool_calls if isinstance(view.tool_calls, list | tuple) else ():
+            payload = call.get(call.get("type", "function")) if isinstance(call, Mapping) else None
+            if isinstance(payload, Mapping):
+                names[str(call.get("id"))] = str(payload.get("name"))
+        if view.role == "tool":
+            found.append((index, str(view.tool_call_id), view.content))
+        for block in view.content if isinstance(view.content, list | tuple) else ():
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                names[str(block.get("id"))] = str(block.get("name"))
+            elif isinstance(block, Mapping) and block.get("type") == "tool_result":
+                found.append((index, str(block.get("tool_use_id")), block.get("content")))
+    # A result's content costs what a tool message holding only it costs beyond its overhead.
+    parsed = [
+        parse_message(MessageView("tool", content, tool_call_id=call_id), index, options)
+        for index, call_id, content in found
+    ]
+    tokens = [cost - options.message_overhead for cost in parsed_costs(parsed, counter)]
+    tools = [names.get(call_id, "") for _, call_id, _ in found]
+    placeholders = [placeholder(size, tool) for size, tool in zip(tokens, tools, strict=True)]
+    shown = count_texts_once(placeholders, counter)
+    return [
+        ToolResult(index, call_id, tool, size, text_tokens)
+        for (index, call_id, _), tool, size, text_tokens in zip(found, tools, tokens, shown, strict=True)
+    ]

@@ -13,11 +13,17 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   report reuses the leading units on which all of them agree. The kept items hold their messages
   alive until the next report or :meth:`ChatSession.clear`.
 - **per-position values** (rendering openings) for up to ``KEPT`` positions.
-- **the last transcript read**, when every message of it is plain (a role and a text): the message
-  objects, their roles, texts and costs, for at most ``KEPT`` messages. The next call reuses the
-  costs of the leading messages that are the same objects with the same roles and texts (so a message
-  edited in place, replaced or moved is read afresh), and counts only the rest. The kept list holds
-  the messages alive until the next call or :meth:`ChatSession.clear`.
+- **the last transcript read**, when every message of it is plain (a role and a text), and what
+  later stages made of it: its roles, texts and costs, the turn split and the older turns' contents,
+  for at most ``KEPT`` messages. The next call compares its roles and texts, as read on that call,
+  with those kept, position by position (a plain message's cost, rendering and turn depend on its
+  position, role and text alone, all read afresh, so a message edited in place, replaced, moved or
+  dropped is seen; an equal one, whatever its object or shape, is reused): the leading messages on
+  which they agree keep their costs (when the counter and overhead are the same too), and the turns
+  lying within them keep their split and contents. The kept strings are the transcript's own, plus
+  the turns' contents (about as many characters again). A later stage reuses and keeps what it made
+  only with its own call's read (the kept read's roles are the very list it was given), so a call
+  never mixes another thread's read into its own.
 - **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): the last call's older
   turns' texts and how often each held each query term, so that on a transcript that grew only the
   new turns are searched for the terms searched before (a new term is searched for in every turn).
@@ -31,11 +37,14 @@ for one conversation, whose transcript grows.
 from __future__ import annotations
 
 import _thread
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from itertools import compress, count, repeat
-from operator import is_, is_not
-from typing import Any
+from operator import is_
+from typing import Any, TypeVar
 
+from cupel._frozen import dataclass
 from cupel._prefix import agreeing
 from cupel.model import ContextItem
 from cupel.scorers.terms import TermCounts
@@ -63,7 +72,24 @@ KEPT = 1 << 18
 MessageKey = tuple[list[int], list[str], list[object]]
 """Per message: its ``id``, its role, and its text (plain) or ``(rendering,)`` (any other)."""
 
-_Read = tuple[object, list[object], list[str], list[str], list[int]]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """The last plain transcript read and what later stages made of it, each with the number of leading
+    messages it still holds for (``turns``: the older turns' spans and contents; ``split``: the turn
+    split). ``key``: the counter and overhead of the costs (``None``: an unhashable counter, no reuse)."""
+
+    key: object
+    roles: list[str]
+    texts: list[str | None]
+    costs: list[int]
+    turns: tuple[list[int], list[int], list[str]] | None = None
+    turns_hold: int = 0
+    split: object = None
+    split_holds: int = 0
+
 
 UnitKey = tuple[list[tuple[int, ...]] | None, list[int], list[bool]]
 """Per unit: its message positions (``None``: every message is a unit of its own), its tokens and
@@ -78,7 +104,16 @@ class ChatSession:
     it keeps and how much.
     """
 
-    __slots__ = ("_chars", "_counter", "_counts", "_items", "_lock", "_positions", "_read", "_terms")
+    __slots__ = (
+        "_chars",
+        "_counter",
+        "_counts",
+        "_items",
+        "_lock",
+        "_positions",
+        "_read",
+        "_terms",
+    )
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
@@ -89,14 +124,16 @@ class ChatSession:
         self._items: tuple[MessageKey, UnitKey, list[ContextItem]] | None = None
         # Per-position values by name; each list replaced, never grown in place.
         self._positions: dict[str, list[Any]] = {}
-        # The last plain transcript read: (counter and overhead, messages, roles, texts, costs).
+        # The last plain transcript read, and what later stages made of it; replaced whole.
         self._read: _Read | None = None
         self._terms = TermCounts()
 
     def __repr__(self) -> str:
         units = 0 if self._items is None else len(self._items[2])
-        read = 0 if self._read is None else len(self._read[1])
-        return f"ChatSession(counts={len(self._counts)}, items={units}, read={read})"
+        kept = self._read
+        read = 0 if kept is None else len(kept.roles)
+        turns = 0 if kept is None or kept.turns is None else len(kept.turns[2])
+        return f"ChatSession(counts={len(self._counts)}, items={units}, read={read}, turns={turns})"
 
     def clear(self) -> None:
         """Forget everything kept."""
@@ -157,32 +194,86 @@ class ChatSession:
     def plain_costs(
         self,
         key: object,
-        messages: Sequence[object],
-        columns: tuple[list[str], list[str]],
+        columns: tuple[list[str], list[str | None]],
         cost_of: Callable[[list[str]], list[int]],
     ) -> list[int]:
-        """The cost of each plain message (``columns``: their roles and texts): the leading messages
-        the last call read with the same ``key`` (counter and overhead), as the same objects with the
-        same roles and texts, keep their costs; ``cost_of`` costs the texts of the others. As with
-        counts, an unhashable counter keeps nothing."""
-        roles, contents = columns
+        """The cost of each plain message (``columns``: their roles and texts, kept by reference: never
+        change them): the leading messages whose roles and texts equal the last read's keep their
+        costs when it was costed with an equal ``key`` (counter and overhead); ``cost_of`` costs the
+        texts of the others. As with counts, an unhashable counter keeps no cost."""
+        roles, texts = columns
         try:
             hash(key)
         except TypeError:
-            return cost_of(contents)
+            key = None
         kept = self._read
-        start = 0
-        if kept is not None and kept[0] == key:
-            _, old_messages, old_roles, old_contents, old_costs = kept
-            start = min(len(old_messages), len(messages))
-            start = next(compress(count(), map(is_not, old_messages[:start], messages[:start])), start)
-            start = agreeing(old_roles, roles, start)
-            start = agreeing(old_contents, contents, start)
-        costs = [*old_costs[:start], *cost_of(contents[start:])] if start else cost_of(contents)
-        if len(messages) <= KEPT:
+        agreed = start = 0
+        if kept is not None:
+            agreed = agreeing(
+                kept.texts, texts, agreeing(kept.roles, roles, min(len(kept.roles), len(roles)))
+            )
+            start = agreed if key is not None and kept.key == key else 0
+        rest: list[str] = texts[start:]  # type: ignore[assignment]
+        costs = [*kept.costs[:start], *cost_of(rest)] if kept is not None and start else cost_of(rest)
+        if len(roles) <= KEPT:
+            read = _Read(key, roles, texts, costs)
+            if kept is not None:  # what later stages made holds for the messages that agree
+                holds = (min(kept.turns_hold, agreed), min(kept.split_holds, start))
+                read = _Read(key, roles, texts, costs, kept.turns, holds[0], kept.split, holds[1])
             with self._lock:
-                self._read = (key, list(messages), roles, contents, costs)
+                self._read = read
         return costs
+
+    def _this_read(self, roles: list[str]) -> _Read | None:
+        """The kept read when it is the one of the call that read ``roles`` (not another thread's)."""
+        kept = self._read
+        return kept if kept is not None and kept.roles is roles else None
+
+    def _keep(self, kept: _Read, **made: Any) -> None:
+        """Keep what a stage made of the read ``kept``, unless another call's read replaced it."""
+        with self._lock:
+            if self._read is kept:
+                self._read = replace(kept, **made)
+
+    # The turn split and the older turns' contents ------------------------------------------------
+
+    def turn_split(self, roles: list[str], make: Callable[[Any, int], T]) -> T:
+        """The turn split of the plain transcript whose roles this call read as ``roles``:
+        ``make(kept, holds)`` splits it, reusing ``kept`` (the last split, or ``None``) for the turns
+        within its first ``holds`` messages (their roles and costs unchanged since)."""
+        kept = self._this_read(roles)
+        if kept is None:
+            return make(None, 0)
+        split = make(kept.split, kept.split_holds)
+        self._keep(kept, split=split, split_holds=len(roles))
+        return split
+
+    def turn_contents(
+        self,
+        roles: list[str],
+        spans: tuple[list[int], list[int]],
+        make: Callable[[int], list[str]],
+    ) -> list[str]:
+        """The contents of the older turns of the plain transcript whose roles this call read as
+        ``roles``; turn ``t`` spans messages ``spans[0][t]`` to ``spans[1][t] - 1``, consecutive turns
+        ascending. The leading turns the last call made with the same spans, within the messages
+        unchanged since, keep their contents; ``make(t)`` makes those of turns ``t`` onwards. Read the
+        list only: it is kept."""
+        kept = self._this_read(roles)
+        if kept is None:
+            return make(0)
+        starts, ends = spans
+        reused = 0
+        old: list[str] = []
+        if kept.turns is not None:
+            old_starts, old_ends, old = kept.turns
+            reused = agreeing(old_ends, ends, agreeing(old_starts, starts, min(len(old_starts), len(starts))))
+            reused = bisect_right(ends, kept.turns_hold, 0, reused)  # the turns ending within those
+        contents = old[:reused] if reused else make(0)
+        if 0 < reused < len(starts):
+            contents += make(reused)  # the turns after those kept
+        self._keep(kept, turns=(list(starts), list(ends), contents), turns_hold=len(roles))
+        return contents
 
     # Per-position values --------------------------------------------------------------------------
 

@@ -3,49 +3,47 @@
 :class:`TurnRecords` holds, per unit, its messages, tokens, roles and pin; a turn is a run of unit positions
 (a user message and everything up to the next one). A unit's ContextItem (:func:`unit_item`, or
 :func:`unit_items` column by column for a report) is built only when asked for, equal field by field to what
-:func:`~cupel.chat.messages_to_items` builds. :func:`tool_results` finds the tool results inside the units,
-with what clearing one would save.
+:func:`~cupel.chat.messages_to_items` builds.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import accumulate, repeat
-from operator import gt
+from functools import partial
+from itertools import accumulate, compress, repeat
+from itertools import count as naturals
+from operator import gt, not_, sub
 from types import MappingProxyType
 from typing import Any
 
 from cupel._frozen import made_on_read
 from cupel._trusted import trusted_batch, trusted_constructor
 from cupel.chat.options import ChatOptions
-from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
+from cupel.chat.parse import SYSTEM_ROLES
 from cupel.chat.read import (
     INDICES_KEY,
     MESSAGES_KEY,
     ROLES_KEY,
     SYNTHETIC_EPOCH,
     TranscriptColumns,
-    parsed_costs,
 )
-from cupel.chat.session import count_texts_once
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
-from cupel.policy.chat_settings import ToolResult
-from cupel.scorers.columns import ItemColumns
-from cupel.tokens.base import CounterLike
 
 __all__ = [
     "KINDS",
     "TurnRecords",
-    "candidate_batch",
-    "tool_results",
+    "Turns",
+    "split_from",
     "turn_contents",
     "turn_item_of",
     "turn_kind",
     "turn_presence",
     "turn_records",
     "turn_roles",
+    "turn_split",
     "turn_units",
     "unit_item",
     "unit_items",
@@ -239,12 +237,76 @@ def turn_item_of(records: TurnRecords, number: int, units: Sequence[int]) -> Con
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Turns:
+    """Turn ``t`` spans unit positions ``starts[t]`` to ``ends[t] - 1`` (system units skipped) and holds
+    ``tokens[t]`` (the first is a preamble, turn 0, unless it opens with a user message); ``system``:
+    the system units' positions. Read the lists only: a session may keep them."""
+
+    starts: list[int]
+    ends: list[int]
+    tokens: list[int]
+    system: list[int]
+
+
+def turn_split(records: TurnRecords) -> Turns:
+    """The turns and the system units, grouped as :func:`~cupel.chat.choose_units.split_turns` groups
+    units; a session keeps a plain transcript's (:meth:`~cupel.chat.ChatSession.turn_split`)."""
+    columns = records.columns
+    split = partial(split_from, records.first_roles, records.tokens)
+    if columns.session is None or columns.parsed:
+        return split(None, 0)
+    return columns.session.turn_split(columns.roles, split)
+
+
+def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, holds: int) -> Turns:
+    """The turn split of units with ``first_roles`` and ``tokens``, where ``kept`` (or ``None``) split
+    units whose first ``holds`` agree with these: its turns up to the last that opens within them stay,
+    the units from that one on are split afresh (all of them without ``kept``)."""
+    start, system, starts, turn_tokens = 0, [], [], []
+    reopened = 0 if kept is None else bisect_left(kept.starts, holds)  # the turns opening within
+    if kept is not None and reopened:
+        start = kept.starts[reopened - 1]  # an opening still: its role and those before are unchanged
+        system = kept.system[: bisect_left(kept.system, start)]
+        starts, turn_tokens = kept.starts[: reopened - 1], kept.tokens[: reopened - 1]
+    roles = first_roles[start:]
+    is_system = list(map(SYSTEM_ROLES.__contains__, roles))
+    new_system = list(compress(naturals(start), is_system))
+    opening = list(compress(naturals(start), map("user".__eq__, roles)))
+    first = next(compress(naturals(start), map(not_, is_system)), None)
+    if first is not None and (not opening or opening[0] != first):
+        opening.insert(0, first)  # a preamble before the first user message: turn 0
+    rest = tokens[start:] if start or new_system else tokens
+    for position in new_system:
+        rest[position - start] = 0  # a system unit belongs to no turn
+    at = list(accumulate(rest, initial=0)).__getitem__
+    bounds = (opening, [*opening[1:], len(tokens)] if opening else [])
+    if start:  # positions in ``rest``; few, the new turns'
+        bounds = ([begin - start for begin in bounds[0]], [end - start for end in bounds[1]])
+    turn_tokens += map(sub, map(at, bounds[1]), map(at, bounds[0]))
+    starts += opening
+    return Turns(starts, [*starts[1:], len(tokens)] if starts else [], turn_tokens, system + new_system)
+
+
 def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], systems: list[int]) -> list[str]:
     """The contents :func:`turn_item_of` gives turns of consecutive messages (turn ``t``: messages
-    ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages."""
-    lines = records.columns.renderings()
-    turns = map(lines.__getitem__, map(slice, *spans))
-    return [*map("\n".join, turns), *map(lines.__getitem__, systems)]
+    ``spans[0][t]`` to ``spans[1][t] - 1``), then :func:`unit_item` single system messages; a session
+    keeps those of a plain transcript's turns (:meth:`~cupel.chat.ChatSession.turn_contents`)."""
+    columns = records.columns
+
+    def make(turn: int) -> list[str]:  # turns ``turn`` onwards (``turn == 0`` or one of them)
+        first = spans[0][turn] if turn else 0
+        lines = columns.renderings(first)
+        bounds = (spans[0][turn:], spans[1][turn:])
+        if first:  # positions in ``lines``; few, the new turns'
+            bounds = ([start - first for start in bounds[0]], [end - first for end in bounds[1]])
+        return list(map("\n".join, map(lines.__getitem__, map(slice, *bounds))))
+
+    session = columns.session
+    kept = None if session is None or columns.parsed else session.turn_contents(columns.roles, spans, make)
+    contents = make(0) if kept is None else list(kept)  # a copy: the session keeps its list
+    contents += map(columns.rendering, systems)
+    return contents
 
 
 def turn_presence(
@@ -369,66 +431,3 @@ def _build(
         None,
         micros,
     )
-
-
-def candidate_batch(
-    count: int,
-    *,
-    order_keys: Sequence[int],
-    kinds: Callable[[], list[int]],
-    tags: Callable[[], list[tuple[str, ...]]],
-    presence: Callable[[str], list[bool] | None],
-    items: Callable[[], Sequence[ContextItem]],
-    contents: Callable[[], list[str]] | None = None,
-) -> ItemColumns:
-    """Chat candidates as a scoring batch: first message positions order them as their synthetic
-    timestamps do; ``kinds`` gives each kind as its position in :data:`~cupel.chat.units.KINDS`;
-    chat items have no priority; ``contents`` gives the candidates' item contents (for a text scorer);
-    ``items`` builds the candidates' items for any other scorer."""
-    return ItemColumns(
-        count,
-        order_keys=lambda: order_keys,
-        kinds=lambda: list(map(KINDS.__getitem__, kinds())),
-        tags=tags,
-        priorities=lambda: [None] * count,
-        make_items=items,
-        presence=presence,
-        contents=contents,
-    )
-
-
-def tool_results(
-    views: Sequence[MessageView],
-    placeholder: Callable[[int, str], str],
-    counter: CounterLike | None,
-    options: ChatOptions,
-) -> list[ToolResult]:
-    """Every tool result of a transcript read into views (tool messages and ``tool_result`` blocks),
-    in transcript order; ``placeholder(tokens, tool)`` is the text that would replace one."""
-    names: dict[str, str] = {}
-    found: list[tuple[int, str, object]] = []
-    for index, view in enumerate(views):
-        for call in view.tool_calls if isinstance(view.tool_calls, list | tuple) else ():
-            payload = call.get(call.get("type", "function")) if isinstance(call, Mapping) else None
-            if isinstance(payload, Mapping):
-                names[str(call.get("id"))] = str(payload.get("name"))
-        if view.role == "tool":
-            found.append((index, str(view.tool_call_id), view.content))
-        for block in view.content if isinstance(view.content, list | tuple) else ():
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                names[str(block.get("id"))] = str(block.get("name"))
-            elif isinstance(block, Mapping) and block.get("type") == "tool_result":
-                found.append((index, str(block.get("tool_use_id")), block.get("content")))
-    # A result's content costs what a tool message holding only it costs beyond its overhead.
-    parsed = [
-        parse_message(MessageView("tool", content, tool_call_id=call_id), index, options)
-        for index, call_id, content in found
-    ]
-    tokens = [cost - options.message_overhead for cost in parsed_costs(parsed, counter)]
-    tools = [names.get(call_id, "") for _, call_id, _ in found]
-    placeholders = [placeholder(size, tool) for size, tool in zip(tokens, tools, strict=True)]
-    shown = count_texts_once(placeholders, counter)
-    return [
-        ToolResult(index, call_id, tool, size, text_tokens)
-        for (index, call_id, _), tool, size, text_tokens in zip(found, tools, tokens, shown, strict=True)
-    ]

@@ -29,8 +29,7 @@ from typing import Any, Literal
 from cupel.chat.options import ChatOptions
 from cupel.chat.parse import SYSTEM_ROLES, MessageView, ParsedMessage, parse_message, view_of_mapping
 from cupel.chat.read import DICTS, message_costs
-from cupel.chat.render import replaced
-from cupel.chat.units import tool_results
+from cupel.chat.render import replaced, tool_results
 from cupel.chat.window_state import WindowState, positions_of
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.report import SelectionReport
