@@ -390,11 +390,10 @@ def explained(selection: Any, pipeline: Pipeline, strategy: str) -> Any:
     relevance = find_relevance(pipeline.scorer)
     if strategy == "messages" or relevance is None:
         return selection
-    note = relevance_note(relevance)
 
-    def report() -> SelectionReport:
+    def report() -> SelectionReport:  # the note too is made when the report is read
         plain: SelectionReport = selection.report
-        return dataclasses.replace(plain, notes=(*plain.notes, note))
+        return dataclasses.replace(plain, notes=(*plain.notes, relevance_note(relevance)))
 
     return type(selection)(selection.messages, report, tokens=selection.tokens)
 

@@ -90,7 +90,7 @@ def stem(word: str) -> str:
 def query_terms(query: str, *, stemming: bool = True, stop_words: bool = True) -> list[str]:
     """The distinct terms of ``query`` that BM25 looks for, sorted (a fixed order for the float sums)."""
     terms = set()
-    for word in _WORD.findall(query.lower()):
+    for word in set(_WORD.findall(query.lower())):  # each distinct word stemmed once
         if stop_words and word in STOP_WORDS:
             continue
         terms.add(stem(word) if stemming else word)
