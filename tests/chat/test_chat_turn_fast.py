@@ -85,6 +85,22 @@ def test_the_fast_report_equals_the_reference_report(
     assert actual == expected
 
 
+def test_a_report_with_no_older_turn_builds_no_turn_item() -> None:
+    # A scorer that reads items (Reflexive) asks for the older turns' items when there are none.
+    from cupel.placers import UShapedPlacer
+    from cupel.scorers import PriorityScorer, ReflexiveScorer, RelevanceScorer
+    from cupel.slicers import ScoreSlice
+
+    scorer = CompositeScorer([(RelevanceScorer(), 2.0), (ReflexiveScorer(), 2.0), (PriorityScorer(), 1.0)])
+    pipeline = Pipeline(scorer, ScoreSlice(), UShapedPlacer(), overflow_strategy=OverflowStrategy.TRUNCATE)
+    options = ChatOptions(pin_system=False, pin_last_user=False)
+    result = select_messages(
+        [{"role": "system", "content": ""}], 0, pipeline, options=options, strategy="turns"
+    )
+    assert result.messages == () and not result.report.included
+    assert [entry.item.content for entry in result.report.excluded] == ["[0] system"]
+
+
 @settings(max_examples=EXAMPLES // 3, deadline=None)
 @given(openai_transcripts(), st.integers(0, 400), pipelines)
 def test_the_fast_report_on_langchain_messages_equals_the_reference(

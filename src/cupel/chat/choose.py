@@ -321,7 +321,7 @@ def _choose_older(
         return range(starts[turn], ends[turn]) if sliced else units_of(turn)
 
     def items() -> list[ContextItem]:
-        first_number = int(records.first_roles[starts[0]] == "user")  # 0: the first turn is a preamble
+        first_number = int(bool(older) and records.first_roles[starts[0]] == "user")  # 0: a preamble
         return [turn_item_of(records, first_number + turn, units_of(turn)) for turn in older] + [
             unit_item(records, position) for position in loose_system
         ]
