@@ -16,6 +16,9 @@ is to a cold ``"turns"`` call on the same transcript. "+ report" builds the repo
 entry's item (content, tokens, metadata), score and reason. Every cupel case runs the default
 ``chat`` preset with the default ``query="auto"`` (its relevance term scores older turns against the
 latest user message) except the "query=None" cases, the same selections without a query.
+"bm25_scores of the older turns" is the floor of any query-aware selection here: BM25 alone (the
+relevance term's lexical score) over the texts of the older turns (the messages paired), no
+selection.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim
 
 from cupel.chat import ChatOptions, ChatSession, select_messages
 from cupel.chat.langchain import select_messages as select_langchain
+from cupel.scorers.relevance import bm25_scores
 from cupel.tokens import FunctionCounter
 
 BUDGET = 32_000
@@ -83,6 +87,9 @@ def trim(messages: list[Any]) -> list[Any]:
 
 
 def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable[[], object]]:
+    texts = [message["content"] for message in dicts[1:-1]]
+    older = ["\n".join(texts[index : index + 2]) for index in range(0, len(texts), 2)]
+
     def cupel(
         strategy: str, *, report: bool = False, on: str = "dicts", warm: bool = False, query: bool = True
     ) -> Callable[[], object]:
@@ -133,6 +140,8 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
         "cupel turns (dicts, warm)": cupel("turns", warm=True),
         "cupel turns + report (warm)": cupel("turns", report=True, warm=True),
         "cupel messages (dicts)": cupel("messages"),
+        # The floor of a query-aware selection: BM25 alone over the texts of the older turns.
+        "bm25_scores of the older turns": lambda: bm25_scores(dicts[-1]["content"], older),
     }
 
 
