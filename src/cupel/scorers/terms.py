@@ -135,10 +135,9 @@ def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
 
 _PADDING = "\n" * 7
 
-#: Texts are lowered and searched about this many characters at a time. A run's buffers are then
-#: reused by the next run and stay in cache while every term is searched; buffers the size of the
-#: whole list were fresh memory on every call, and touching it first cost about a fifth of the
-#: counting (docs/spec-notes.md, "What relevance costs").
+#: Texts are lowered and searched about this many characters at a time: a call holds one run's
+#: lowered copy at a time, not one of the whole list, and a caller that keeps the runs
+#: (:class:`TermCounts`) lowers again only those whose texts changed.
 _RUN = 1 << 19
 
 
@@ -199,11 +198,12 @@ def term_table(
 ) -> Any:
     r""":func:`count_terms` in whole-array passes, as a table: a row a text, a column a term.
 
-    The lower-cased corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a
-    mask of its word units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern).
-    The words a term begins are those with its first unit whose first eight bytes, read as one
-    integer, match the term's; each distinct such word is mapped to its term once, in Python;
-    the matches are counted per text by binary search of where each text ends.
+    Run by run (``runs``, when the caller kept them, else :func:`lowered_runs`), the lower-cased
+    corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a mask of its word
+    units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern). The words a term
+    begins are those with its first unit whose first eight bytes, read as one integer, match the
+    term's; a longer one counts when its length and suffix are those of one of the term's words
+    (:func:`words_of`); the matches are counted per text by binary search of where each text ends.
     """
     tables = [np.zeros((0, len(wanted)), dtype=np.int64)]
     for _, corpus, ends in runs or lowered_runs(texts):
@@ -218,7 +218,7 @@ def term_table(
 
 
 class _Words:
-    """The words of a lower-cased corpus, for :func:`term_table` (one call's, never kept).
+    """The words of a lower-cased corpus, for :func:`term_table` (one run's, never kept).
 
     ``codes``: the corpus (:func:`_lowered`, padded) as code units, so that an eight-byte window
     (``windows``) starts at every unit of a text; ``is_word``: the mask of word units;
@@ -227,7 +227,6 @@ class _Words:
 
     def __init__(self, np: Any, corpus: str) -> None:
         self.np = np
-        self.corpus = corpus
         if corpus.isascii():
             self.encoding, self.width = "ascii", 1
             data = corpus.encode("ascii")
@@ -322,6 +321,7 @@ def count_terms(
 
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
     whose term is wanted starts where the term occurs as a substring after a non-word character.
+    The texts are searched run by run (``runs``, when the caller kept them, else :func:`lowered_runs`).
     """
     terms: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
     counts: dict[int, list[int]] = {}
