@@ -108,7 +108,7 @@ def _count(
     np: Any,
     wanted: list[str],
     texts: Sequence[str],
-    runs: list[Run] | None = None,
+    runs: Sequence[Run] = (),
     *,
     stemming: bool,
     stop_words: bool,
@@ -116,10 +116,9 @@ def _count(
     """How often each text holds each term, by the path :func:`bm25_scores` takes: a numpy table (a row
     a text, a column a term) for terms many of a long list's texts hold, else the reference's rows.
     ``runs``: the texts lowered (:func:`~cupel.scorers.terms.lowered_runs`), when a caller kept them."""
-    given = runs or ()
     if np is not None and len(texts) >= WHOLE_LIST_MINIMUM and common_terms(wanted, texts):
-        return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words, runs=given)
-    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words, runs=given)
+        return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs)
+    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs)
 
 
 def _columns(
