@@ -90,10 +90,10 @@ def stem(word: str) -> str:
 def query_terms(query: str, *, stemming: bool = True, stop_words: bool = True) -> list[str]:
     """The distinct terms of ``query`` that BM25 looks for, sorted (a fixed order for the float sums)."""
     terms = set()
-    for word in set(_WORD.findall(query.lower())):  # each distinct word stemmed once
-        if stop_words and word in STOP_WORDS:
-            continue
-        terms.add(stem(word) if stemming else word)
+    for word in set(_WORD.findall(query.lower())):  # each distinct word analysed once
+        term = term_of(word, stemming=stemming, stop_words=stop_words)
+        if term is not None:  # not a stop word
+            terms.add(term)
     return sorted(terms)
 
 
