@@ -430,3 +430,19 @@ def test_the_command_line_turns_clearing_on_and_off_and_explain_lists_it(tmp_pat
     explained = run("explain", "--policy", "tool_use")
     assert "Tool results cleared (oldest first)" in explained
     assert "messages[3]: cleared the result of logs (call 'c0')" in explained
+
+
+def test_clearable_results_are_the_eligible_ones_whose_placeholder_is_cheaper() -> None:
+    from cupel.policy.chat_settings import ToolResult
+
+    results = [
+        ToolResult(1, "a", "logs", 50, 10),
+        ToolResult(3, "b", "secrets", 50, 10),  # an excluded tool
+        ToolResult(5, "c", "logs", 10, 10),  # the placeholder saves nothing
+        ToolResult(5, "d", "logs", 9, 10),  # the placeholder costs more
+        ToolResult(7, "e", "logs", 50, 10),
+        ToolResult(9, "f", "logs", 50, 10),  # among the newest kept
+    ]
+    clearing = ToolResultClearing(keep=1, exclude_tools=("secrets",))
+    assert [result.call_id for result in clearing.clearable(results)] == ["a", "e"]
+    assert clearing.clearable(results[:1]) == []  # the only result is the newest

@@ -15,6 +15,7 @@ import copy
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 from cupel.chat.options import (
@@ -221,14 +222,11 @@ class StableWindow:
         def full(kept: list[Any]) -> ChatSelection[Any]:
             return select_messages(kept, self._budget, **self._keywords())
 
+        chosen_by = partial(clear_first, clearing, read, DICTS.cleared, view, counter, options)
         try:
-            chosen, sent, cleared = clear_first(
-                clearing, read, DICTS.cleared, view, counter, options, low, at_least
-            )
+            chosen, sent, cleared = chosen_by(low, at_least)
         except _TOO_SMALL:
-            chosen, sent, cleared = clear_first(
-                clearing, read, DICTS.cleared, view, counter, options, full, at_least
-            )
+            chosen, sent, cleared = chosen_by(full, at_least)
         self._cleared = {**so_far, **{result.index: sent[result.index] for result in cleared}}
         return chosen, sent, tuple((result.index, result.call_id) for result in cleared)
 
