@@ -87,7 +87,7 @@ class _Read:
     texts: list[str | None]
     costs: list[int]
     turns: tuple[list[int], list[int], list[str]] | None = None
-    turns_hold: int = 0
+    turns_holds: int = 0
     split: object = None
     split_holds: int = 0
 
@@ -219,7 +219,7 @@ class ChatSession:
         if len(roles) <= KEPT:
             read = _Read(key, roles, texts, costs)
             if kept is not None:  # what later stages made holds for the messages that agree
-                holds = (min(kept.turns_hold, agreed), min(kept.split_holds, start))
+                holds = (min(kept.turns_holds, agreed), min(kept.split_holds, start))
                 read = _Read(key, roles, texts, costs, kept.turns, holds[0], kept.split, holds[1])
             with self._lock:
                 self._read = read
@@ -269,11 +269,11 @@ class ChatSession:
         if kept.turns is not None:
             old_starts, old_ends, old = kept.turns
             reused = agreeing(old_ends, ends, agreeing(old_starts, starts, min(len(old_starts), len(starts))))
-            reused = bisect_right(ends, kept.turns_hold, 0, reused)  # the turns ending within those
+            reused = bisect_right(ends, kept.turns_holds, 0, reused)  # the turns ending within those
         contents = old[:reused] if reused else make(0)
         if 0 < reused < len(starts):
             contents += make(reused)  # the turns after those kept
-        self._keep(kept, turns=(list(starts), list(ends), contents), turns_hold=len(roles))
+        self._keep(kept, turns=(list(starts), list(ends), contents), turns_holds=len(roles))
         return contents
 
     # Per-position values --------------------------------------------------------------------------
