@@ -84,7 +84,7 @@ class _Read:
 
     key: object
     roles: list[str]
-    texts: list[str | None]
+    texts: list[str]
     costs: list[int]
     turns: tuple[list[int], list[int], list[str]] | None = None
     turns_holds: int = 0
@@ -195,7 +195,7 @@ class ChatSession:
     def plain_costs(
         self,
         key: object,
-        columns: tuple[list[str], list[str | None]],
+        columns: tuple[list[str], list[str]],
         cost_of: Callable[[list[str]], list[int]],
     ) -> list[int]:
         """The cost of each plain message (``columns``: their roles and texts, kept by reference: never
@@ -214,7 +214,7 @@ class ChatSession:
                 kept.texts, texts, agreeing(kept.roles, roles, min(len(kept.roles), len(roles)))
             )
             start = agreed if key is not None and kept.key == key else 0
-        rest: list[str] = texts[start:]  # type: ignore[assignment]
+        rest = texts[start:]
         costs = [*kept.costs[:start], *cost_of(rest)] if kept is not None and start else cost_of(rest)
         if len(roles) <= KEPT:
             read = _Read(key, roles, texts, costs)
