@@ -289,8 +289,9 @@ class MadeOnRead(ReadOnlyMap[K, V]):
 
     For maps a library builds by the thousand and few callers open (a chat report's item metadata):
     ``make`` must return a new dict, the same for the same key every time, from values that no longer
-    change. Until then the map holds ``make`` and ``key`` (and what ``make`` refers to). It pickles and
-    copies as a plain :class:`ReadOnlyMap`.
+    change. The map holds ``make`` and ``key`` (and what ``make`` refers to) as long as it lives, read
+    or not (a thread may be making the dict while another makes it too). It pickles and copies as a
+    plain :class:`ReadOnlyMap`.
     """
 
     __slots__ = ("_key", "_make")

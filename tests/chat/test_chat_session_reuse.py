@@ -78,8 +78,11 @@ def test_a_session_selects_as_nothing_kept_whatever_the_edits(
                 messages[position]["content"] = [{"type": "text", "text": _text(number)}]
         elif edit == "replace":  # an equal copy: another object
             messages[position] = dict(messages[position])
-        elif edit == "other":  # another message in its place
-            messages[position] = {"role": messages[position]["role"], "content": _text(number + 7)}
+        elif edit == "other":  # another message in its place (a tool message still names its call)
+            old = messages[position]
+            messages[position] = {"role": old["role"], "content": _text(number + 7)}
+            if "tool_call_id" in old:
+                messages[position]["tool_call_id"] = old["tool_call_id"]
         elif edit == "cut" and len(messages) > 2:  # the history cut short
             del messages[position:]
         elif edit == "rewrite":  # the history cut and written anew, one message longer

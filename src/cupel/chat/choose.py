@@ -132,32 +132,6 @@ class ColumnRun:
     relevance: list[float] | None = None
 
 
-def candidate_batch(
-    count: int,
-    *,
-    order_keys: Sequence[int],
-    kinds: Callable[[], list[ContextKind]],
-    tags: Callable[[], list[tuple[str, ...]]],
-    presence: Callable[[str], list[bool] | None],
-    items: Callable[[], Sequence[ContextItem]],
-    contents: Callable[[], list[str]] | None = None,
-) -> ItemColumns:
-    """Chat candidates as a scoring batch: first message positions order them as their synthetic
-    timestamps do; ``kinds`` gives their kinds; chat items have no priority; ``contents`` gives the
-    candidates' item contents (for a text scorer); ``items`` builds the candidates' items for any
-    other scorer."""
-    return ItemColumns(
-        count,
-        order_keys=lambda: order_keys,
-        kinds=kinds,
-        tags=tags,
-        priorities=lambda: [None] * count,
-        make_items=items,
-        presence=presence,
-        contents=contents,
-    )
-
-
 def choose_older(
     pipeline: Pipeline, batch: ItemColumns, tokens: list[int], remaining: int
 ) -> ColumnRun | None:
@@ -332,16 +306,20 @@ def _choose_older(
     outcome.members = members
     if sliced and count:
         outcome.spans = spans
-    batch = candidate_batch(
+    session = records.columns.session
+    # First message positions order the candidates as their synthetic timestamps do; chat items have
+    # no priority; ``contents`` serves a text scorer, ``items`` any other.
+    batch = ItemColumns(
         len(tokens),
-        order_keys=keys,
+        order_keys=lambda: keys,
         kinds=kinds,
         tags=tags,
+        priorities=lambda: [None] * len(tokens),
+        make_items=items,
         presence=presence,
-        items=items,
         contents=contents,
+        term_counts=None if session is None else session.term_counts,
     )
-    batch.term_counts = None if records.columns.session is None else records.columns.session.term_counts
     run = choose_older(pipeline, batch, tokens, remaining)
     outcome.run = run
     if run is not None:

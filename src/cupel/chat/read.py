@@ -129,7 +129,7 @@ def read_columns(
             costs = cost_of(texts)
         else:  # the leading messages the session read last time keep their costs
             key = (resolve_counter(counter), overhead)
-            costs = session.plain_costs(key, (roles, contents), cost_of)
+            costs = session.plain_costs(key, (roles, texts), cost_of)
         return TranscriptColumns(roles, costs, contents, parsed, None, session)
     texts = []
     for index, content in enumerate(contents):

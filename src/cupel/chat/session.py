@@ -84,10 +84,10 @@ class _Read:
 
     key: object
     roles: list[str]
-    texts: list[str | None]
+    texts: list[str]
     costs: list[int]
     turns: tuple[list[int], list[int], list[str]] | None = None
-    turns_hold: int = 0
+    turns_holds: int = 0
     split: object = None
     split_holds: int = 0
 
@@ -195,7 +195,7 @@ class ChatSession:
     def plain_costs(
         self,
         key: object,
-        columns: tuple[list[str], list[str | None]],
+        columns: tuple[list[str], list[str]],
         cost_of: Callable[[list[str]], list[int]],
     ) -> list[int]:
         """The cost of each plain message (``columns``: their roles and texts, kept by reference: never
@@ -214,12 +214,12 @@ class ChatSession:
                 kept.texts, texts, agreeing(kept.roles, roles, min(len(kept.roles), len(roles)))
             )
             start = agreed if key is not None and kept.key == key else 0
-        rest: list[str] = texts[start:]  # type: ignore[assignment]
+        rest = texts[start:]
         costs = [*kept.costs[:start], *cost_of(rest)] if kept is not None and start else cost_of(rest)
         if len(roles) <= KEPT:
             read = _Read(key, roles, texts, costs)
             if kept is not None:  # what later stages made holds for the messages that agree
-                holds = (min(kept.turns_hold, agreed), min(kept.split_holds, start))
+                holds = (min(kept.turns_holds, agreed), min(kept.split_holds, start))
                 read = _Read(key, roles, texts, costs, kept.turns, holds[0], kept.split, holds[1])
             with self._lock:
                 self._read = read
@@ -269,11 +269,11 @@ class ChatSession:
         if kept.turns is not None:
             old_starts, old_ends, old = kept.turns
             reused = agreeing(old_ends, ends, agreeing(old_starts, starts, min(len(old_starts), len(starts))))
-            reused = bisect_right(ends, kept.turns_hold, 0, reused)  # the turns ending within those
+            reused = bisect_right(ends, kept.turns_holds, 0, reused)  # the turns ending within those
         contents = old[:reused] if reused else make(0)
         if 0 < reused < len(starts):
             contents += make(reused)  # the turns after those kept
-        self._keep(kept, turns=(list(starts), list(ends), contents), turns_hold=len(roles))
+        self._keep(kept, turns=(list(starts), list(ends), contents), turns_holds=len(roles))
         return contents
 
     # Per-position values --------------------------------------------------------------------------

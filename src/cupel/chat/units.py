@@ -33,7 +33,6 @@ from cupel.chat.read import (
 from cupel.model import ContextItem, ContextKind, ContextSource, _ReadOnlyMap, epoch_microseconds
 
 __all__ = [
-    "KINDS",
     "TurnRecords",
     "Turns",
     "split_from",
@@ -48,9 +47,6 @@ __all__ = [
     "unit_item",
     "unit_items",
 ]
-
-KINDS = (ContextKind.MESSAGE, ContextKind.TOOL_OUTPUT, ContextKind.SYSTEM_PROMPT)
-"""The kinds a unit or turn can have; a candidate batch gives each kind as its position here."""
 
 
 @dataclass(frozen=True, slots=True)
