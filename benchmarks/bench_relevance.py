@@ -4,7 +4,8 @@ Usage: ``python benchmarks/bench_relevance.py [--json] [--sizes 1000,10000,10000
 Items of 30 to 60 words drawn from a 5,000-word vocabulary (Zipf-like, seeded); the query is eight
 words of the same vocabulary. Cases, interleaved within each repeat:
 
-- ``score``: ``RelevanceScorer(query).score_all(items)`` (target: 10k items in at most 30 ms);
+- ``score``: ``RelevanceScorer(query).score_all(items)`` (target: 10k items in at most 30 ms, with the
+  ``fast`` extra's paths, which the output says are on or off);
 - ``select``: ``Pipeline(Recency 1 + Relevance 2, GreedySlice).run(items, budget, query=query)``;
 - ``select, no query``: the same pipeline and items without a query (relevance scores 0.0 and is not
   computed), the peer the ``select`` ratio is taken against;
@@ -47,6 +48,8 @@ from cupel import (
     Pipeline,
     RecencyScorer,
     RelevanceScorer,
+    _aho_corasick,
+    _numeric,
 )
 from cupel.chat import select_messages
 
@@ -189,9 +192,14 @@ def main() -> int:
     sizes = [int(size) for size in args.sizes.split(",") if size]
     results = run(sizes, args.repeat)
     dev = {} if args.no_chat or not Path(args.locomo).exists() else run_chat(Path(args.locomo), args.repeat)
+    fast = {
+        "numpy": _numeric.numpy_module() is not None,
+        "ahocorasick_rs": _aho_corasick.aho_corasick_module() is not None,
+    }
     if args.json:
-        print(json.dumps({**results, "locomo": dev}, indent=2))
+        print(json.dumps({**results, "locomo": dev, "fast_paths": fast}, indent=2))
         return 0
+    print("fast paths: " + ", ".join(f"{name} {'on' if on else 'off'}" for name, on in fast.items()))
     for size, result in results.items():
         assert isinstance(result, dict)
         medians = ", ".join(f"{name} {value:.1f} ms" for name, value in result["median_ms"].items())

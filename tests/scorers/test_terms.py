@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from cupel import _aho_corasick
 from cupel.scorers import relevance, terms
 from cupel.scorers.relevance import bm25_scores, query_terms
 
@@ -259,3 +260,60 @@ def test_a_batch_with_kept_counts_scores_as_one_without(size: int) -> None:
     kept = terms.TermCounts()
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))  # from the kept counts
+
+
+_ASCII_TEXTS = st.lists(
+    st.lists(
+        st.one_of(
+            st.sampled_from([word for word in _WORDS if word.isascii()]),
+            st.text(st.sampled_from("abdeginrstuy019 .,_-'\n"), min_size=1, max_size=8),
+        ),
+        max_size=12,
+    ).map(" ".join),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _ASCII_TEXTS | _TEXTS,
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_compiled_search_finds_the_reference_words(
+    texts: list[str], query: str, stemming: bool, stop_words: bool
+) -> None:
+    wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
+    search = terms.term_search(wanted)
+    if search is None:
+        pytest.skip("ahocorasick_rs is not installed")
+    for _, corpus, _ in terms.lowered_runs(texts):
+        assert sorted(search(corpus)) == sorted(terms.word_starts(wanted, corpus))
+    options = {"stemming": stemming, "stop_words": stop_words}
+    expected = terms.count_terms(wanted, texts, **options)
+    assert terms.count_terms(wanted, texts, **options, search=search) == expected
+
+
+def test_a_word_is_counted_for_its_own_term_whichever_term_is_found_at_its_start() -> None:
+    # "studi" (from "studie") and "stud" (from "studies") are both terms; "studies" begins with both and
+    # is counted once, for "stud"; "studio" begins with both and is neither's.
+    wanted = ["stud", "studi"]
+    assert query_terms("studies studie") == wanted
+    texts = ["the studies", "a studie, studio", "Studying studied"]
+    expected = {0: [1, 0], 1: [0, 1], 2: [2, 0]}
+    assert terms.count_terms(wanted, texts, stemming=True, stop_words=True) == expected
+    search = terms.term_search(wanted)
+    if search is not None:
+        assert terms.count_terms(wanted, texts, stemming=True, stop_words=True, search=search) == expected
+
+
+def test_without_the_compiled_search_the_scores_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"{index}: the deploy {'failed' if index % 9 else 'deployed twice'}" for index in range(300)]
+    with_it = bm25_scores("why did the deploy fail", texts)
+    monkeypatch.setattr(_aho_corasick, "_module", None)
+    monkeypatch.setattr(_aho_corasick, "_checked", True)
+    assert terms.term_search(["deploy"]) is None
+    assert bm25_scores("why did the deploy fail", texts) == with_it
+    assert with_it[1] > with_it[9] > 0.0  # "fail", rarer than "deploy", weighs more

@@ -39,6 +39,7 @@ from cupel.scorers.terms import (
     count_terms,
     query_terms,
     stem,
+    term_search,
     term_table,
 )
 
@@ -114,11 +115,13 @@ def _count(
     stop_words: bool,
 ) -> Any:
     """How often each text holds each term, by the path :func:`bm25_scores` takes: a numpy table (a row
-    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows.
+    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows
+    (its words found in one compiled pass for a long list, when the ``fast`` extra is installed).
     ``runs``: the texts lowered (:func:`~cupel.scorers.terms.lowered_runs`), when a caller kept them."""
     if np is not None and len(texts) >= WHOLE_LIST_MINIMUM and common_terms(wanted, texts):
         return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs)
-    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs)
+    search = term_search(wanted) if len(texts) >= WHOLE_LIST_MINIMUM else None
+    return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs, search=search)
 
 
 def _columns(

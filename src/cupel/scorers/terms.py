@@ -5,7 +5,8 @@ inflectional suffixes (measured on the LoCoMo dev split: docs/eval.md, "Relevanc
 text holds each query term is counted three ways, with the same counts (tests compare them):
 
 - :func:`count_terms`, the reference: each term found by substring search over the texts joined,
-  the path for terms that few texts hold;
+  the path for terms that few texts hold; :func:`term_search` finds the same words for it in one
+  compiled pass for all the terms (the ``fast`` extra);
 - :func:`term_table`, whole-array passes (numpy) for a long list whose texts hold the terms often;
 - :class:`TermCounts` keeps one call's counts, so that a caller scoring a list that grows (a chat
   session) counts only its new texts, and the terms it did not count before.
@@ -19,6 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
+from cupel import _aho_corasick
 from cupel._prefix import agreeing
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
@@ -36,7 +38,9 @@ __all__ = [
     "query_terms",
     "stem",
     "term_of",
+    "term_search",
     "term_table",
+    "word_starts",
     "words_of",
 ]
 
@@ -314,39 +318,77 @@ class _Words:
 
 
 def count_terms(
-    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool, runs: Iterable[Run] = ()
+    wanted: list[str],
+    texts: Sequence[str],
+    *,
+    stemming: bool,
+    stop_words: bool,
+    runs: Iterable[Run] = (),
+    search: Callable[[str], Iterable[int]] | None = None,
 ) -> dict[int, list[int]]:
     """How often each text holds each term (texts without any are absent), by substring search: the
     reference of :func:`term_table`, and the path for terms that few texts hold.
 
     Exact without splitting every text into words: a stem is a prefix of its word, so each word
-    whose term is wanted starts where the term occurs as a substring after a non-word character.
-    The texts are searched run by run (``runs``, when the caller kept them, else :func:`lowered_runs`).
+    whose term is wanted starts where the term occurs after a non-word character (:func:`word_starts`,
+    or ``search``: :func:`term_search`), and is read whole and counted for its own term. The texts are
+    searched run by run (``runs``, when the caller kept them, else :func:`lowered_runs`).
     """
-    terms: dict[str, str | None] = {}  # word -> its term, or None for a stop word; this call only
+    index_of = {term: index for index, term in enumerate(wanted)}
+    indexes: dict[str, int | None] = {}  # word -> the index of its term, None if not wanted; this call only
     counts: dict[int, list[int]] = {}
     for first, corpus, ends in runs or lowered_runs(texts):
-        # The corpus starts with a line break: an occurrence has a character before it.
-        for index, term in enumerate(wanted):
-            start = corpus.find(term)
-            while start >= 0:
-                word = None
-                if not corpus[start - 1].isalnum():
-                    word = term
-                    if corpus[start + len(term)].isalnum():  # a longer word (the padding ends every one)
-                        match = _WORD.match(corpus, start)
-                        assert match is not None  # a term starts with a word character
-                        word = match.group()
-                    found = terms.get(word, "")
-                    if found == "":
-                        found = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
-                    if found == term:
-                        row = counts.get(doc := first + bisect_right(ends, start))
-                        if row is None:
-                            row = counts[doc] = [0] * len(wanted)
-                        row[index] += 1
-                start = corpus.find(term, start + (len(word) if word else 1))
+        for start in word_starts(wanted, corpus) if search is None else search(corpus):
+            match = _WORD.match(corpus, start)
+            assert match is not None  # a term starts with a word character
+            word = match.group()
+            index = indexes.get(word, -1)
+            if index == -1:
+                term = term_of(word, stemming=stemming, stop_words=stop_words)
+                index = indexes[word] = None if term is None else index_of.get(term)
+            if index is not None:
+                row = counts.get(doc := first + bisect_right(ends, start))
+                if row is None:
+                    row = counts[doc] = [0] * len(wanted)
+                row[index] += 1
     return counts
+
+
+def word_starts(wanted: Iterable[str], corpus: str) -> set[int]:
+    """Where words that begin with a term of ``wanted`` start in a lowered corpus (:func:`_lowered`):
+    each term's occurrences, found by substring search, that follow a non-word character."""
+    starts = set()
+    for term in wanted:
+        start = corpus.find(term)
+        while start >= 0:
+            if not corpus[start - 1].isalnum():  # the corpus starts with a line break
+                starts.add(start)
+            start = corpus.find(term, start + len(term))  # no word starts inside a term
+    return starts
+
+
+def term_search(wanted: list[str]) -> Callable[[str], Iterable[int]] | None:
+    """:func:`word_starts` by one compiled pass for all the terms (Aho-Corasick, ``ahocorasick_rs``
+    from the ``fast`` extra) over an ASCII corpus; None without the package. The pass reports the
+    leftmost-longest occurrence of any term, then goes on after it; no occurrence spans the non-word
+    character before a word, so each word that begins with a term is reported at its start (with
+    whichever term: the word is read whole and counted for its own)."""
+    module = _aho_corasick.aho_corasick_module()
+    if module is None:
+        return None
+    patterns = [term.encode("ascii") for term in wanted if term.isascii()]
+    kind = module.MatchKind.LeftmostLongest
+    matcher = module.BytesAhoCorasick(patterns, matchkind=kind) if patterns else None
+
+    def search(corpus: str) -> Iterable[int]:
+        if not corpus.isascii():  # offsets in UTF-8 bytes are not the corpus's: a pass a term
+            return word_starts(wanted, corpus)
+        if matcher is None:  # no term an ASCII corpus can hold
+            return ()
+        found = matcher.find_matches_as_indexes(corpus.encode("ascii"))
+        return [start for _, start, _ in found if not corpus[start - 1].isalnum()]
+
+    return search
 
 
 class TermCounts:
