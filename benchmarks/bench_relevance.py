@@ -48,8 +48,8 @@ from cupel import (
     Pipeline,
     RecencyScorer,
     RelevanceScorer,
-    _aho_corasick,
     _numeric,
+    _optional,
 )
 from cupel.chat import select_messages
 
@@ -194,7 +194,7 @@ def main() -> int:
     dev = {} if args.no_chat or not Path(args.locomo).exists() else run_chat(Path(args.locomo), args.repeat)
     fast = {
         "numpy": _numeric.numpy_module() is not None,
-        "ahocorasick_rs": _aho_corasick.aho_corasick_module() is not None,
+        "ahocorasick_rs": _optional.optional_module("ahocorasick_rs", "CUPEL_NO_AHOCORASICK") is not None,
     }
     if args.json:
         print(json.dumps({**results, "locomo": dev, "fast_paths": fast}, indent=2))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cupel import ContextItem, _numeric, _run_columns
+from cupel import ContextItem, _numeric, _optional, _run_columns
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +24,9 @@ def always_fast() -> Iterator[None]:
 
 def pure(function: Any, *args: Any) -> Any:
     """``function(*args)`` with the numpy paths off: the reference behaviour."""
-    saved = _numeric._numpy, _numeric._numpy_checked
-    _numeric._numpy, _numeric._numpy_checked = None, True
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(_optional._found, "numpy", None)
         return function(*args)
-    finally:
-        _numeric._numpy, _numeric._numpy_checked = saved
 
 
 def assert_same_run(pipeline: Any, items: Any, budget: Any) -> None:

@@ -14,9 +14,9 @@ converted to numpy once.
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Sequence
+
+from cupel._optional import optional_module
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
@@ -30,9 +30,6 @@ _EXACT_FLOAT = 2**53
 
 #: Rounds of vectorised greedy filling before the rest is walked one candidate at a time.
 _FILL_ROUNDS = 32
-
-_numpy: Any = None
-_numpy_checked = False
 
 
 if TYPE_CHECKING:
@@ -65,15 +62,7 @@ def column(array: Any, values: Sequence[Any] | None = None) -> Column:
 
 def numpy_module() -> Any:
     """numpy if it is installed (and not disabled with ``CUPEL_NO_NUMPY=1``), else None."""
-    global _numpy, _numpy_checked
-    if not _numpy_checked:
-        _numpy_checked = True
-        if not os.environ.get("CUPEL_NO_NUMPY"):
-            try:
-                _numpy = importlib.import_module("numpy")
-            except ImportError:
-                _numpy = None
-    return _numpy
+    return optional_module("numpy", "CUPEL_NO_NUMPY")
 
 
 def _large(values: Sequence[Any]) -> Any:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from cupel import _aho_corasick
+from cupel import _optional
 from cupel.scorers import relevance, terms
 from cupel.scorers.relevance import bm25_scores, query_terms
 
@@ -312,8 +312,7 @@ def test_a_word_is_counted_for_its_own_term_whichever_term_is_found_at_its_start
 def test_without_the_compiled_search_the_scores_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     texts = [f"{index}: the deploy {'failed' if index % 9 else 'deployed twice'}" for index in range(300)]
     with_it = bm25_scores("why did the deploy fail", texts)
-    monkeypatch.setattr(_aho_corasick, "_module", None)
-    monkeypatch.setattr(_aho_corasick, "_checked", True)
+    monkeypatch.setitem(_optional._found, "ahocorasick_rs", None)
     assert terms.term_search(["deploy"]) is None
     assert bm25_scores("why did the deploy fail", texts) == with_it
     assert with_it[1] > with_it[9] > 0.0  # "fail", rarer than "deploy", weighs more

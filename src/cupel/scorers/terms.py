@@ -20,7 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
-from cupel import _aho_corasick
+from cupel._optional import optional_module
 from cupel._prefix import agreeing
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
@@ -373,7 +373,7 @@ def term_search(wanted: list[str]) -> Callable[[str], Iterable[int]] | None:
     leftmost-longest occurrence of any term, then goes on after it; no occurrence spans the non-word
     character before a word, so each word that begins with a term is reported at its start (with
     whichever term: the word is read whole and counted for its own)."""
-    module = _aho_corasick.aho_corasick_module()
+    module = optional_module("ahocorasick_rs", "CUPEL_NO_AHOCORASICK")
     if module is None:
         return None
     patterns = [term.encode("ascii") for term in wanted if term.isascii()]
