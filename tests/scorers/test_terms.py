@@ -47,13 +47,20 @@ _WORDS = [
     "internationalisationally",
     "\ud800",
 ]
-_TEXTS = st.lists(
-    st.lists(
-        st.one_of(st.sampled_from(_WORDS), st.text(min_size=1, max_size=6)),
-        max_size=12,
-    ).map(" ".join),
-    min_size=1,
-    max_size=30,
+
+
+def _texts(words: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
+    """Lists of 1 to 30 texts of at most 12 ``words`` each."""
+    return st.lists(st.lists(words, max_size=12).map(" ".join), min_size=1, max_size=30)
+
+
+_TEXTS = _texts(st.one_of(st.sampled_from(_WORDS), st.text(min_size=1, max_size=6)))
+# ASCII texts, which the compiled search reads as bytes.
+_ASCII_TEXTS = _texts(
+    st.one_of(
+        st.sampled_from([word for word in _WORDS if word.isascii()]),
+        st.text(st.sampled_from("abdeginrstuy019 .,_-'\n"), min_size=1, max_size=8),
+    )
 )
 
 
@@ -260,19 +267,6 @@ def test_a_batch_with_kept_counts_scores_as_one_without(size: int) -> None:
     kept = terms.TermCounts()
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))  # from the kept counts
-
-
-_ASCII_TEXTS = st.lists(
-    st.lists(
-        st.one_of(
-            st.sampled_from([word for word in _WORDS if word.isascii()]),
-            st.text(st.sampled_from("abdeginrstuy019 .,_-'\n"), min_size=1, max_size=8),
-        ),
-        max_size=12,
-    ).map(" ".join),
-    min_size=1,
-    max_size=30,
-)
 
 
 @settings(max_examples=200, deadline=None)
