@@ -28,7 +28,7 @@ def test_the_column_renderings_are_render_plain(messages: list[tuple[str, str]],
     contents: list[str | None] = [content for _, content in messages]
     columns = TranscriptColumns(roles, [0] * len(roles), contents, {}, None)
     expected = [render_plain(index, role, content) for index, (role, content) in enumerate(messages)]
-    assert columns.renderings() == expected
+    assert list(columns.renderings()) == expected
 
 
 def _transcript(size: int) -> list[dict[str, Any]]:
