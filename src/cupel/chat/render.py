@@ -278,7 +278,7 @@ def turns_selection(
         return choice.report(pipeline.scorer)
 
     originals = records.originals
-    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
+    return ChatSelection(tuple(map(originals.__getitem__, kept)), report, tokens=tokens)
 
 
 def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:

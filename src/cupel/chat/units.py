@@ -254,6 +254,22 @@ def turn_split(records: TurnRecords) -> Turns:
     return columns.session.turn_split(columns.roles, split)
 
 
+def _positions_of(values: list[str], wanted: frozenset[str]) -> list[int]:
+    """Where ``values`` holds one of ``wanted``, ascending: a C-level scan (``list.index``) per value
+    found, for values that are few (the system roles)."""
+    found: list[int] = []
+    for value in wanted:
+        position = -1
+        while True:
+            try:
+                position = values.index(value, position + 1)
+            except ValueError:
+                break
+            found.append(position)
+    found.sort()
+    return found
+
+
 def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, holds: int) -> Turns:
     """The turn split of units with ``first_roles`` and ``tokens``, where ``kept`` (or ``None``) split
     units whose first ``holds`` agree with these: its turns up to the last that opens within them stay,
@@ -265,7 +281,7 @@ def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, ho
         system = kept.system[: bisect_left(kept.system, start)]
         starts, turn_tokens = kept.starts[: reopened - 1], kept.tokens[: reopened - 1]
     roles = first_roles[start:] if start else first_roles
-    new_system = list(compress(naturals(start), map(SYSTEM_ROLES.__contains__, roles)))
+    new_system = [start + offset for offset in _positions_of(roles, SYSTEM_ROLES)]
     opening = list(compress(naturals(start), map(eq, roles, repeat("user"))))
     # The first unit not a system one: past the few leading system units.
     first = next((start + offset for offset, role in enumerate(roles) if role not in SYSTEM_ROLES), None)
@@ -365,15 +381,14 @@ def _single_items(
     """The items of units ``start`` onwards when every message is a unit of its own; each content is
     set as its rendering is made, so each text is read once for the items, while it is at hand."""
     count = len(records.tokens)
-    roles = records.columns.roles[start:]
+    roles = records.columns.roles[start:] if start else records.columns.roles
     role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
-    tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
     return _build(
         count - start,
         records.columns.renderings(start),
         records.tokens[start:],
         _unit_kinds(records, system, start),
-        tags,
+        map(role_tags.__getitem__, roles),
         made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
         _micros(range(start, count)),
@@ -408,7 +423,7 @@ def _build(
     contents: Iterable[str],
     tokens: list[int],
     kinds: list[ContextKind],
-    tags: list[tuple[str, ...]],
+    tags: Iterable[tuple[str, ...]],
     metadata: Sequence[Mapping[str, object]],
     pinned: list[bool],
     micros: Sequence[int],
