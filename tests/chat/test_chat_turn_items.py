@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cupel.chat import select_messages, units
-from cupel.chat.parse import render_plain
+from cupel.chat.parse import SYSTEM_ROLES, render_plain
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, SYNTHETIC_EPOCH, TranscriptColumns
 from cupel.diagnostics.reasons import BudgetExceeded
 from cupel.model import epoch_microseconds
@@ -28,7 +28,14 @@ def test_the_column_renderings_are_render_plain(messages: list[tuple[str, str]],
     contents: list[str | None] = [content for _, content in messages]
     columns = TranscriptColumns(roles, [0] * len(roles), contents, {}, None)
     expected = [render_plain(index, role, content) for index, (role, content) in enumerate(messages)]
-    assert columns.renderings() == expected
+    assert list(columns.renderings()) == expected
+
+
+@given(st.lists(st.sampled_from(["user", "assistant", "system", "developer", "tool"]), max_size=40))
+def test_the_system_positions_are_those_holding_a_system_role(roles: list[str]) -> None:
+    assert units._positions_of(roles, SYSTEM_ROLES) == [
+        p for p, role in enumerate(roles) if role in SYSTEM_ROLES
+    ]
 
 
 def _transcript(size: int) -> list[dict[str, Any]]:

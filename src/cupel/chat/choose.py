@@ -166,7 +166,8 @@ class TurnOutcome:
     candidate ``c`` (older turns, then unpinned system units); ``run`` is the column run that chose
     among them (``None`` when there were none or the pipeline ran over items instead). ``spans``, when
     set, gives the same for the older turns as columns: candidate ``c`` is units ``starts[c]`` to
-    ``ends[c] - 1``, consecutive turns with no other unit between them.
+    ``ends[c] - 1``, consecutive turns with no other unit between them. ``system``: the system units'
+    positions, ascending (the turn split's).
     """
 
     kept: list[bool]
@@ -174,6 +175,7 @@ class TurnOutcome:
     members: Callable[[int], Sequence[int]]
     run: ColumnRun | None
     by_pipeline: bool
+    system: Sequence[int]
     spans: tuple[list[int], list[int]] | None = None
 
 
@@ -232,7 +234,7 @@ def select_turn_records(
         keep(open_end)
         run_budget -= turn_tokens[open_end]
         remaining -= turn_tokens[open_end]
-    outcome = TurnOutcome(kept, reasons, _no_members, None, False)
+    outcome = TurnOutcome(kept, reasons, _no_members, None, False, system)
     chosen_system = _choose_older(
         records, turns, (oldest, open_end), (system, loose_system), remaining, pipeline, keep, outcome
     )

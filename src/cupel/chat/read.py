@@ -10,7 +10,7 @@ counting each distinct text once (through a :class:`~cupel.chat.ChatSession` whe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -83,20 +83,20 @@ class TranscriptColumns:
         assert content is not None
         return render_plain(index, self.roles[index], content)
 
-    def renderings(self, start: int = 0) -> list[str]:
-        """The renderings of messages ``start`` onwards."""
+    def renderings(self, start: int = 0) -> Iterator[str]:
+        """The renderings of messages ``start`` onwards, each made as it is read (one at a time)."""
         if not self.parsed:
-            roles, contents = self.roles[start:], self.contents[start:]
+            roles, contents = self.roles, self.contents  # the columns themselves from 0: no copy
+            if start:
+                roles, contents = roles[start:], contents[start:]
             if all(contents):  # every text non-empty: render_plain's first form, in C passes
-                # "[{index}" (kept between calls) + "] {role}: " (one per role) + the text, joined
-                # (a test checks they agree with render_plain).
+                # "[{index}" (kept between calls) + "] {role}: " + the text (a test checks render_plain's)
                 middles = {role: f"] {role}: " for role in set(roles)}
-                # May be longer (kept by a session from a longer transcript).
                 opens = positions(self.session, "openings", _openings, len(self.roles))
                 pieces = zip(opens[start:], map(middles.__getitem__, roles), contents, strict=False)
-                return list(map("".join, pieces))  # type: ignore[arg-type]
-            return list(map(render_plain, range(start, len(self.roles)), roles, contents))  # type: ignore[arg-type]
-        return list(map(self.rendering, range(start, len(self.roles))))
+                return map("".join, pieces)  # type: ignore[arg-type]
+            return map(render_plain, range(start, len(self.roles)), roles, contents)  # type: ignore[arg-type]
+        return map(self.rendering, range(start, len(self.roles)))
 
 
 def read_columns(
@@ -123,7 +123,7 @@ def read_columns(
         texts: list[str] = contents  # type: ignore[assignment]
 
         def cost_of(some: list[str]) -> list[int]:
-            return list(map(overhead.__add__, count_texts_once(some, counter, session)))
+            return [overhead + count for count in count_texts_once(some, counter, session)]
 
         if session is None:
             costs = cost_of(texts)

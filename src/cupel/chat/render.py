@@ -15,8 +15,7 @@ import dataclasses
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, compress, filterfalse, repeat
-from itertools import count as naturals
-from operator import itemgetter, sub
+from operator import itemgetter, setitem, sub
 from typing import Any, Generic, TypeVar
 
 from cupel._gc_pause import collector_paused
@@ -189,8 +188,8 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
         if by_candidate is None:
             return None
         _on_units(outcome, [(reasons, by_candidate), (scores, run.scores), (relevance, run.relevance)])
-    pinned = records.pinned_units()
-    items = unit_items(records, pinned)
+    pinned = records.pinned_units(outcome.system)
+    items = unit_items(records, pinned, outcome.system)
     return report_of_columns(items, outcome.kept, (pinned, records.tokens), (scores, relevance), reasons)
 
 
@@ -224,7 +223,7 @@ def _older_reasons(run: ColumnRun, pipeline: Pipeline) -> list[ExclusionReason |
         explained = list(map(dict(skipped).get, left_out))
     # Equal reasons come back as one shared object (they are immutable values).
     found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
-    deque(map(by_candidate.__setitem__, left_out, found), maxlen=0)
+    deque(map(setitem, repeat(by_candidate), left_out, found), maxlen=0)
     return by_candidate
 
 
@@ -249,7 +248,7 @@ def _on_units(outcome: TurnOutcome, columns: list[tuple[list[Any], Sequence[Any]
     sizes = list(map(len, groups))
     for column, values in found:
         spread = chain.from_iterable(map(repeat, values[first:], sizes))
-        deque(map(column.__setitem__, positions, spread), maxlen=0)
+        deque(map(setitem, repeat(column), positions, spread), maxlen=0)
 
 
 def turns_selection(
@@ -279,14 +278,13 @@ def turns_selection(
         return choice.report(pipeline.scorer)
 
     originals = records.originals
-    return ChatSelection(tuple(originals[index] for index in kept), report, tokens=tokens)
+    return ChatSelection(tuple(map(originals.__getitem__, kept)), report, tokens=tokens)
 
 
 def kept_positions(records: TurnRecords, outcome: TurnOutcome) -> tuple[list[int], int]:
     """The kept units' message positions, system units first, and their tokens."""
     kept = outcome.kept
-    first_roles = records.first_roles
-    system = list(compress(naturals(), map(SYSTEM_ROLES.__contains__, first_roles)))
+    system = outcome.system
     tokens = sum(compress(records.tokens, kept))
     if records.units is None:
         leading = [position for position in system if kept[position]]

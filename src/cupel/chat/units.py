@@ -9,14 +9,13 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from itertools import accumulate, compress, repeat
 from itertools import count as naturals
-from operator import gt, not_, sub
-from types import MappingProxyType
+from operator import eq, gt, sub
 from typing import Any
 
 from cupel._frozen import made_on_read
@@ -79,12 +78,12 @@ class TurnRecords:
             return True
         return position == self.last_user_unit
 
-    def pinned_units(self) -> list[bool]:
-        """:meth:`pinned` of every unit."""
+    def pinned_units(self, system: Sequence[int]) -> list[bool]:
+        """:meth:`pinned` of every unit, ``system`` being the system units' positions."""
+        pinned = [False] * len(self.first_roles)
         if self.pin_system:
-            pinned = [role in SYSTEM_ROLES for role in self.first_roles]
-        else:
-            pinned = [False] * len(self.first_roles)
+            for position in system:
+                pinned[position] = True
         if self.last_user_unit is not None:
             pinned[self.last_user_unit] = True
         return pinned
@@ -255,6 +254,22 @@ def turn_split(records: TurnRecords) -> Turns:
     return columns.session.turn_split(columns.roles, split)
 
 
+def _positions_of(values: list[str], wanted: frozenset[str]) -> list[int]:
+    """Where ``values`` holds one of ``wanted``, ascending: a C-level scan (``list.index``) per value
+    found, for values that are few (the system roles)."""
+    found: list[int] = []
+    for value in wanted:
+        position = -1
+        while True:
+            try:
+                position = values.index(value, position + 1)
+            except ValueError:
+                break
+            found.append(position)
+    found.sort()
+    return found
+
+
 def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, holds: int) -> Turns:
     """The turn split of units with ``first_roles`` and ``tokens``, where ``kept`` (or ``None``) split
     units whose first ``holds`` agree with these: its turns up to the last that opens within them stay,
@@ -265,11 +280,11 @@ def split_from(first_roles: list[str], tokens: list[int], kept: Turns | None, ho
         start = kept.starts[reopened - 1]  # an opening still: its role and those before are unchanged
         system = kept.system[: bisect_left(kept.system, start)]
         starts, turn_tokens = kept.starts[: reopened - 1], kept.tokens[: reopened - 1]
-    roles = first_roles[start:]
-    is_system = list(map(SYSTEM_ROLES.__contains__, roles))
-    new_system = list(compress(naturals(start), is_system))
-    opening = list(compress(naturals(start), map("user".__eq__, roles)))
-    first = next(compress(naturals(start), map(not_, is_system)), None)
+    roles = first_roles[start:] if start else first_roles
+    new_system = [start + offset for offset in _positions_of(roles, SYSTEM_ROLES)]
+    opening = list(compress(naturals(start), map(eq, roles, repeat("user"))))
+    # The first unit not a system one: past the few leading system units.
+    first = next((start + offset for offset, role in enumerate(roles) if role not in SYSTEM_ROLES), None)
     if first is not None and (not opening or opening[0] != first):
         opening.insert(0, first)  # a preamble before the first user message: turn 0
     rest = tokens[start:] if start or new_system else tokens
@@ -292,7 +307,7 @@ def turn_contents(records: TurnRecords, spans: tuple[list[int], list[int]], syst
 
     def make(turn: int) -> list[str]:  # turns ``turn`` onwards (``turn == 0`` or one of them)
         first = spans[0][turn] if turn else 0
-        lines = columns.renderings(first)
+        lines = list(columns.renderings(first))
         bounds = (spans[0][turn:], spans[1][turn:])
         if first:  # positions in ``lines``; few, the new turns'
             bounds = ([start - first for start in bounds[0]], [end - first for end in bounds[1]])
@@ -327,12 +342,12 @@ def _micros(positions: range) -> range:
     return range(_EPOCH_US + positions.start * 1_000_000, _EPOCH_US + positions.stop * 1_000_000, 1_000_000)
 
 
-_SYSTEM_KINDS = MappingProxyType(dict.fromkeys(SYSTEM_ROLES, ContextKind.SYSTEM_PROMPT))
-
-
-def _unit_kinds(records: TurnRecords, start: int) -> list[ContextKind]:
-    """The kinds of units ``start`` onwards, as :func:`unit_item` gives them."""
-    kinds = list(map(_SYSTEM_KINDS.get, records.first_roles[start:], repeat(ContextKind.MESSAGE)))
+def _unit_kinds(records: TurnRecords, system: Sequence[int], start: int) -> list[ContextKind]:
+    """The kinds of units ``start`` onwards, as :func:`unit_item` gives them (``system``: the system
+    units' positions, ascending)."""
+    kinds = [ContextKind.MESSAGE] * (len(records.tokens) - start)
+    for position in system[bisect_left(system, start) :]:
+        kinds[position - start] = ContextKind.SYSTEM_PROMPT
     if records.units is not None:
         for position, unit in enumerate(records.units[start:]):
             if len(unit) > 1 and kinds[position] is ContextKind.MESSAGE:
@@ -340,7 +355,7 @@ def _unit_kinds(records: TurnRecords, start: int) -> list[ContextKind]:
     return kinds
 
 
-def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
+def unit_items(records: TurnRecords, pinned: list[bool], system: Sequence[int]) -> list[ContextItem]:
     """Every unit's item, as :func:`unit_item` builds it, column by column; each item's metadata is
     made when first read. A session keeps the list for the next call: read it only."""
     columns = records.columns
@@ -354,31 +369,35 @@ def unit_items(records: TurnRecords, pinned: list[bool]) -> list[ContextItem]:
     session = columns.session
     build = _single_items if records.units is None else _unit_items
     if session is None:
-        return build(records, pinned, 0)
+        return build(records, pinned, system, 0)
     messages = (list(map(id, records.originals)), columns.roles, texts)
     units = (records.units, records.tokens, pinned)
-    return session.items(messages, units, lambda start: build(records, pinned, start))
+    return session.items(messages, units, lambda start: build(records, pinned, system, start))
 
 
-def _single_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
-    """The items of units ``start`` onwards when every message is a unit of its own."""
+def _single_items(
+    records: TurnRecords, pinned: list[bool], system: Sequence[int], start: int
+) -> list[ContextItem]:
+    """The items of units ``start`` onwards when every message is a unit of its own; each content is
+    set as its rendering is made, so each text is read once for the items, while it is at hand."""
     count = len(records.tokens)
-    roles = records.columns.roles[start:]
+    roles = records.columns.roles[start:] if start else records.columns.roles
     role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
-    tags: list[tuple[str, ...]] = list(map(role_tags.__getitem__, roles))
     return _build(
         count - start,
         records.columns.renderings(start),
         records.tokens[start:],
-        _unit_kinds(records, start),
-        tags,
+        _unit_kinds(records, system, start),
+        map(role_tags.__getitem__, roles),
         made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
         _micros(range(start, count)),
     )
 
 
-def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[ContextItem]:
+def _unit_items(
+    records: TurnRecords, pinned: list[bool], system: Sequence[int], start: int
+) -> list[ContextItem]:
     """The items of units ``start`` onwards when some hold several messages (a call and its results)."""
     count = len(records.tokens)
     assert records.units is not None
@@ -391,7 +410,7 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
         count - start,
         ["\n".join(map(rendering, unit)) for unit in units],
         records.tokens[start:],
-        _unit_kinds(records, start),
+        _unit_kinds(records, system, start),
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
         made_on_read(_metadata_of(records), range(start, count), count - start),
         pinned[start:],
@@ -401,10 +420,10 @@ def _unit_items(records: TurnRecords, pinned: list[bool], start: int) -> list[Co
 
 def _build(
     count: int,
-    contents: list[str],
+    contents: Iterable[str],
     tokens: list[int],
     kinds: list[ContextKind],
-    tags: list[tuple[str, ...]],
+    tags: Iterable[tuple[str, ...]],
     metadata: Sequence[Mapping[str, object]],
     pinned: list[bool],
     micros: Sequence[int],
