@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from functools import partial
 from itertools import accumulate
 from typing import Any
 
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 from cupel import _optional
 from cupel.scorers import relevance, terms
 from cupel.scorers.relevance import bm25_scores, query_terms
+from cupel.scorers.term_counts import TermCounts
 
 # Stems with suffixes of every length (deploy/deployments/deploymentsystems), terms beyond the
 # eight-byte key (internationalisation), words ending the text, non-ASCII letters and digits,
@@ -204,7 +207,7 @@ def _reference(terms_: list[str], texts: Sequence[str], runs: Sequence[terms.Run
 def test_kept_counts_are_the_reference(
     first: list[str], then: list[str], queries: list[list[str]], run: int
 ) -> None:
-    kept = terms.TermCounts()
+    kept = TermCounts()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(terms, "_RUN", run)  # runs of a few texts: some kept whole, one cut by a change
         lists = (first, first + then, [*first[:-1], "deploy", *then], then, first)
@@ -224,7 +227,7 @@ def test_kept_counts_count_only_new_texts_and_new_terms() -> None:
         calls.append((terms_, list(texts)))
         return _reference(terms_, texts, runs)
 
-    kept = terms.TermCounts()
+    kept = TermCounts()
     history = ["deploy the webhook", "retry it", "deploy again"]
     assert kept.columns(["deploy"], history, counting, stemming=True, stop_words=True) == [[1, 0, 1]]
     assert calls == [(["deploy"], history)]
@@ -252,7 +255,7 @@ def test_a_batch_with_kept_counts_scores_as_one_without(size: int) -> None:
     texts = [f"{index}: deploy the webhook, retrying deployed webhooks {index % 7}" for index in range(size)]
     scorer = RelevanceScorer("deploy webhook retry", neighbors=2)
 
-    def batch(kept: terms.TermCounts | None) -> ItemColumns:
+    def batch(kept: TermCounts | None) -> ItemColumns:
         return ItemColumns(
             len(texts),
             order_keys=lambda: list(range(len(texts))),
@@ -264,7 +267,7 @@ def test_a_batch_with_kept_counts_scores_as_one_without(size: int) -> None:
             term_counts=kept,
         )
 
-    kept = terms.TermCounts()
+    kept = TermCounts()
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))  # from the kept counts
 
@@ -310,3 +313,22 @@ def test_without_the_compiled_search_the_scores_are_the_same(monkeypatch: pytest
     assert terms.term_search(["deploy"]) is None
     assert bm25_scores("why did the deploy fail", texts) == with_it
     assert with_it[1] > with_it[9] > 0.0  # "fail", rarer than "deploy", weighs more
+
+
+def test_a_list_that_grows_a_little_at_a_time_keeps_few_runs() -> None:
+    # A chat session: two texts more a call, a term new to it every call (the newest turn's number).
+    texts = [f"{index}: deploy the webhook again" for index in range(20)]
+    kept = TermCounts()
+    counting = partial(relevance._count, None, stemming=True, stop_words=True)
+    for call in range(300):
+        texts += [f"{len(texts)}: retry the deploy", f"{len(texts) + 1}: it failed at {call}"]
+        wanted = query_terms(f"did {len(texts) - 1} deploy")
+        columns = kept.columns(
+            wanted, texts, partial(relevance._columns, counting), stemming=True, stop_words=True
+        )
+        if call % 50 == 0:
+            assert columns == _reference(wanted, texts)
+    runs = kept._kept[3] if kept._kept is not None else []
+    assert [run[0] for run in runs] == sorted({run[0] for run in runs})  # in order, none twice
+    assert len(runs) <= 2 * math.log2(len(texts)), len(runs)  # not a run a call (300)
+    assert columns == _reference(wanted, texts)

@@ -24,7 +24,7 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   the turns' contents (about as many characters again). A later stage reuses and keeps what it made
   only with its own call's read (the kept read's roles are the very list it was given), so a call
   never mixes another thread's read into its own.
-- **the relevance term's counts** (:class:`~cupel.scorers.terms.TermCounts`): the last call's older
+- **the relevance term's counts** (:class:`~cupel.scorers.term_counts.TermCounts`): the last call's older
   turns' texts, their lower-cased copy and how often each held each query term, so that on a
   transcript that grew only the new turns are searched for the terms searched before (a new term is
   searched for in every turn, in the kept lower-cased copy of those that did not change).
@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 from cupel._frozen import dataclass
 from cupel._prefix import agreeing
 from cupel.model import ContextItem
-from cupel.scorers.terms import TermCounts
+from cupel.scorers.term_counts import TermCounts
 from cupel.tokens.base import CounterLike, TokenCounter, count_texts
 from cupel.tokens.items import count_distinct
 from cupel.tokens.resolve import resolve_counter

@@ -19,7 +19,7 @@ from cupel.model import ContextItem, ContextKind
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
-    from cupel.scorers.terms import TermCounts
+    from cupel.scorers.term_counts import TermCounts
 
 __all__ = ["ItemColumns"]
 

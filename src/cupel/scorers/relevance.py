@@ -30,11 +30,11 @@ from cupel.errors import CupelError, CupelTypeError, InvalidConfigurationError
 from cupel.model import ContextItem
 from cupel.protocols import Embedder
 from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
+from cupel.scorers.term_counts import TermCounts
 from cupel.scorers.terms import (
     STOP_WORDS,
     WHOLE_LIST_MINIMUM,
     Run,
-    TermCounts,
     common_terms,
     count_terms,
     query_terms,

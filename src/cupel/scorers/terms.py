@@ -8,20 +8,18 @@ text holds each query term is counted three ways, with the same counts (tests co
   the path for terms that few texts hold; :func:`term_search` finds the same words for it in one
   compiled pass for all the terms (the ``fast`` extra);
 - :func:`term_table`, whole-array passes (numpy) for a long list whose texts hold the terms often;
-- :class:`TermCounts` keeps one call's counts, so that a caller scoring a list that grows (a chat
-  session) counts only its new texts, and the terms it did not count before.
+- :class:`~cupel.scorers.term_counts.TermCounts` keeps one call's counts, so that a caller scoring a
+  list that grows (a chat session) counts only its new texts, and the terms it did not count before.
 """
 
 from __future__ import annotations
 
-import _thread
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from cupel._optional import optional_module
-from cupel._prefix import agreeing
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
@@ -31,7 +29,6 @@ __all__ = [
     "STOP_WORDS",
     "WHOLE_LIST_MINIMUM",
     "Run",
-    "TermCounts",
     "common_terms",
     "count_terms",
     "lowered_runs",
@@ -164,13 +161,21 @@ Run = tuple[int, str, list[int]]
 def lowered_runs(texts: Sequence[str], kept: Sequence[Run] = (), same: int = 0) -> Iterator[Run]:
     """``texts`` lower-cased run by run (:func:`_runs`, :func:`_lowered`), one run at a time; the runs
     of ``kept`` that lie within the first ``same`` texts (texts equal to those ``kept`` was lowered
-    from) are given again as they are."""
-    start = 0
+    from) are given again as they are, but for last ones no longer than the texts after them, lowered
+    again with those: a list that grows a little at a time (a chat session's) keeps about log2 of its
+    size in runs, not a run a call, and each text is lowered again about as many times."""
+    reused = []
     for run in kept:
         if run[0] + len(run[2]) > same:
             break
-        yield run
-        start = run[0] + len(run[2])
+        reused.append(run)
+    start = reused[-1][0] + len(reused[-1][2]) if reused else 0
+    # The size of what is still to lower as a run's last end measures it (1 + each text and its line break).
+    rest = 1 + sum(map(len, texts[start:])) + len(texts) - start
+    while reused and rest >= reused[-1][2][-1] and reused[-1][2][-1] < _RUN:
+        start, _, ends = reused.pop()
+        rest += ends[-1] - 1
+    yield from reused
     for first, part in _runs(texts[start:]):
         corpus, ends = _lowered(part)
         yield start + first, corpus, ends
@@ -389,62 +394,3 @@ def term_search(wanted: list[str]) -> Callable[[str], Iterable[int]] | None:
         return [start for _, start, _ in found if not corpus[start - 1].isalnum()]
 
     return search
-
-
-class TermCounts:
-    """How often each text of a list holds each query term, kept from one call to the next.
-
-    :meth:`columns` counts, with the caller's ``count``, only what it did not count last time: the
-    texts after the leading ones that equal last call's (a list that grew), for the terms it counted
-    then, and every text for a term it did not, searching the lowered texts it kept (:func:`lowered_runs`)
-    for those that did not change. It keeps one call's columns (the terms of that call, a count per
-    text) for one pair of analysis settings, the texts and their lowered runs (about the texts' size
-    again), replaced whole under a lock and never changed in place, so threads sharing it see one
-    call's counts or the next's. A chat session holds one; the counts are the same with it or
-    without (a test compares).
-    """
-
-    __slots__ = ("_kept", "_lock")
-
-    def __init__(self) -> None:
-        self._lock = _thread.allocate_lock()
-        self._kept: tuple[tuple[bool, bool], list[str], dict[str, list[int]], list[Run]] | None = None
-
-    def columns(
-        self,
-        wanted: list[str],
-        texts: Sequence[str],
-        count: Callable[[list[str], Sequence[str], list[Run]], list[list[int]]],
-        *,
-        stemming: bool,
-        stop_words: bool,
-    ) -> list[list[int]]:
-        """How often each text holds each term of ``wanted``: a column a term, a count a text.
-        ``count(terms, texts, runs)`` gives the same for what was not kept (``runs``: the texts
-        lowered, :func:`lowered_runs`, when they are at hand, else empty)."""
-        settings = (stemming, stop_words)
-        texts = list(texts)
-        with self._lock:
-            kept = self._kept
-        old: dict[str, list[int]] = {}
-        same = 0  # how many leading texts equal last call's
-        runs: list[Run] = []
-        if kept is not None:
-            same = agreeing(kept[1], texts, min(len(kept[1]), len(texts)))
-            old = kept[2] if kept[0] == settings else {}
-            runs = kept[3]
-        known = [term for term in wanted if term in old]
-        fresh = [term for term in wanted if term not in old]
-        columns: dict[str, list[int]] = {}
-        if fresh:
-            runs = list(lowered_runs(texts, runs, same))
-            columns.update(zip(fresh, count(fresh, texts, runs), strict=True))
-        else:  # those still true of these texts
-            runs = [run for run in runs if run[0] + len(run[2]) <= same]
-        if known:
-            rest = count(known, texts[same:], []) if same < len(texts) else [[] for _ in known]
-            for term, tail in zip(known, rest, strict=True):
-                columns[term] = old[term][:same] + tail
-        with self._lock:
-            self._kept = (settings, texts, columns, runs)
-        return [columns[term] for term in wanted]

@@ -1,0 +1,75 @@
+"""TermCounts: a caller's relevance counts, kept from one call to the next (a chat session's).
+
+How often each text of a list holds each query term (:mod:`cupel.scorers.terms` counts them), kept
+so that a list that grew is counted only in its new texts, and a term new to the list only in the
+texts it kept lowered (:func:`~cupel.scorers.terms.lowered_runs`).
+"""
+
+from __future__ import annotations
+
+import _thread
+from collections.abc import Callable, Sequence
+
+from cupel._prefix import agreeing
+from cupel.scorers.terms import Run, lowered_runs
+
+__all__ = ["TermCounts"]
+
+
+class TermCounts:
+    """How often each text of a list holds each query term, kept from one call to the next.
+
+    :meth:`columns` counts, with the caller's ``count``, only what it did not count last time: the
+    texts after the leading ones that equal last call's (a list that grew), for the terms it counted
+    then, and every text for a term it did not, searching the lowered texts it kept (:func:`lowered_runs`)
+    for those that did not change. It keeps one call's columns (the terms of that call, a count per
+    text) for one pair of analysis settings, the texts and their lowered runs (about the texts' size
+    again), replaced whole under a lock and never changed in place, so threads sharing it see one
+    call's counts or the next's. A chat session holds one; the counts are the same with it or
+    without (a test compares).
+    """
+
+    __slots__ = ("_kept", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._kept: tuple[tuple[bool, bool], list[str], dict[str, list[int]], list[Run]] | None = None
+
+    def columns(
+        self,
+        wanted: list[str],
+        texts: Sequence[str],
+        count: Callable[[list[str], Sequence[str], list[Run]], list[list[int]]],
+        *,
+        stemming: bool,
+        stop_words: bool,
+    ) -> list[list[int]]:
+        """How often each text holds each term of ``wanted``: a column a term, a count a text.
+        ``count(terms, texts, runs)`` gives the same for what was not kept (``runs``: the texts
+        lowered, :func:`lowered_runs`, when they are at hand, else empty)."""
+        settings = (stemming, stop_words)
+        texts = list(texts)
+        with self._lock:
+            kept = self._kept
+        old: dict[str, list[int]] = {}
+        same = 0  # how many leading texts equal last call's
+        runs: list[Run] = []
+        if kept is not None:
+            same = agreeing(kept[1], texts, min(len(kept[1]), len(texts)))
+            old = kept[2] if kept[0] == settings else {}
+            runs = kept[3]
+        known = [term for term in wanted if term in old]
+        fresh = [term for term in wanted if term not in old]
+        columns: dict[str, list[int]] = {}
+        if fresh:
+            runs = list(lowered_runs(texts, runs, same))
+            columns.update(zip(fresh, count(fresh, texts, runs), strict=True))
+        else:  # those still true of these texts
+            runs = [run for run in runs if run[0] + len(run[2]) <= same]
+        if known:
+            rest = count(known, texts[same:], []) if same < len(texts) else [[] for _ in known]
+            for term, tail in zip(known, rest, strict=True):
+                columns[term] = old[term][:same] + tail
+        with self._lock:
+            self._kept = (settings, texts, columns, runs)
+        return [columns[term] for term in wanted]
