@@ -159,13 +159,18 @@ def _bm25_of_table(
         norm = k1 * (1.0 - b + b * np.asarray(lengths, dtype=np.float64) / average)
     else:
         norm = np.full(len(lengths), k1)
+    values = table.astype(np.float64)
+    # Every term's part at once; the reference adds nothing for a term a text lacks (where 0/0 would
+    # be NaN when k1 = 0).
+    parts = np.divide(
+        np.asarray(idf) * values * (k1 + 1.0),
+        values + norm[:, None],
+        out=np.zeros(values.shape),
+        where=values > 0,
+    ).T
     total = np.zeros(len(lengths))
-    for index, weight in enumerate(idf):
-        value = table[:, index].astype(np.float64)
-        # The reference adds nothing for a term a text lacks (where 0/0 would be NaN when k1 = 0).
-        total += np.divide(
-            weight * value * (k1 + 1.0), value + norm, out=np.zeros(len(lengths)), where=value > 0
-        )
+    for part in parts:  # summed term by term, as the reference sums
+        total += part
     result: list[float] = total.tolist()
     return result
 
