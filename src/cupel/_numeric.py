@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cupel._optional import optional_module
-
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any
@@ -62,6 +60,8 @@ def column(array: Any, values: Sequence[Any] | None = None) -> Column:
 
 def numpy_module() -> Any:
     """numpy if it is installed (and not disabled with ``CUPEL_NO_NUMPY=1``), else None."""
+    from cupel._optional import optional_module  # here: ``import cupel`` loads this module, not that
+
     return optional_module("numpy", "CUPEL_NO_NUMPY")
 
 
