@@ -169,12 +169,15 @@ def lowered_runs(texts: Sequence[str], kept: Sequence[Run] = (), same: int = 0) 
         if run[0] + len(run[2]) > same:
             break
         reused.append(run)
-    start = reused[-1][0] + len(reused[-1][2]) if reused else 0
-    # The size of what is still to lower as a run's last end measures it (1 + each text and its line break).
-    rest = 1 + sum(map(len, texts[start:])) + len(texts) - start
-    while reused and rest >= reused[-1][2][-1] and reused[-1][2][-1] < _RUN:
-        start, _, ends = reused.pop()
-        rest += ends[-1] - 1
+    start = 0
+    if reused:
+        start = reused[-1][0] + len(reused[-1][2])
+        # The size of what is still to lower as a run's last end measures it (1 + each text and its
+        # line break).
+        rest = 1 + sum(map(len, texts[start:])) + len(texts) - start
+        while reused and rest >= reused[-1][2][-1] and reused[-1][2][-1] < _RUN:
+            start, _, ends = reused.pop()
+            rest += ends[-1] - 1
     yield from reused
     for first, part in _runs(texts[start:]):
         corpus, ends = _lowered(part)
