@@ -49,9 +49,9 @@ from cupel import (
     RecencyScorer,
     RelevanceScorer,
     _numeric,
-    _optional,
 )
 from cupel.chat import select_messages
+from cupel.scorers.terms import term_search
 
 
 def _vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
@@ -194,7 +194,7 @@ def main() -> int:
     dev = {} if args.no_chat or not Path(args.locomo).exists() else run_chat(Path(args.locomo), args.repeat)
     fast = {
         "numpy": _numeric.numpy_module() is not None,
-        "ahocorasick_rs": _optional.optional_module("ahocorasick_rs", "CUPEL_NO_AHOCORASICK") is not None,
+        "ahocorasick_rs": term_search(["term"]) is not None,
     }
     if args.json:
         print(json.dumps({**results, "locomo": dev, "fast_paths": fast}, indent=2))
