@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from cupel import _optional
-from cupel.scorers import relevance, terms
+from cupel.scorers import relevance, term_table, terms
 from cupel.scorers.relevance import bm25_scores, query_terms
 from cupel.scorers.term_counts import TermCounts
 
@@ -83,7 +83,34 @@ def test_the_array_passes_count_as_the_reference(
         return
     options = {"stemming": stemming, "stop_words": stop_words}
     expected = terms.count_terms(wanted, texts, **options)
-    assert _counts(terms.term_table(np, wanted, texts, **options)) == expected
+    assert _counts(term_table.term_table(np, wanted, texts, **options)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _TEXTS,
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
+    st.booleans(),
+    st.booleans(),
+)
+def test_tallying_each_text_s_words_counts_as_the_reference(
+    texts: list[str], query: str, stemming: bool, stop_words: bool
+) -> None:
+    wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
+    options = {"stemming": stemming, "stop_words": stop_words}
+    assert terms.count_words(wanted, texts, **options) == terms.count_terms(wanted, texts, **options)
+
+
+def test_a_short_list_is_tallied_word_by_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = ["Deploy the deploys", "nothing", "studies studied; DEPLOYED"]
+    assert terms.count_words(["deploy", "stud"], texts, stemming=True, stop_words=True) == {
+        0: [2, 0],
+        2: [1, 2],
+    }
+    tallied = []
+    monkeypatch.setattr(relevance, "count_words", lambda *args, **kwargs: tallied.append(1) or {})
+    assert bm25_scores("deploy", texts) == [0.0, 0.0, 0.0]  # the (patched) tally decided
+    assert tallied == [1]
 
 
 @settings(max_examples=100, deadline=None)
@@ -97,7 +124,7 @@ def test_counting_run_by_run_counts_as_one_run(texts: list[str], query: str, run
     table = None
     np = relevance._numeric.numpy_module()
     if np is not None:
-        table = terms.term_table(np, wanted, texts, **options).tolist()
+        table = term_table.term_table(np, wanted, texts, **options).tolist()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(terms, "_RUN", run)  # many runs, some of one text longer than a run
         runs = list(terms._runs(texts))
@@ -107,7 +134,7 @@ def test_counting_run_by_run_counts_as_one_run(texts: list[str], query: str, run
             assert sum(map(len, part)) >= run > sum(map(len, part[:-1]))
         assert terms.count_terms(wanted, texts, **options) == whole
         if np is not None:
-            assert terms.term_table(np, wanted, texts, **options).tolist() == table
+            assert term_table.term_table(np, wanted, texts, **options).tolist() == table
 
 
 @settings(max_examples=500, deadline=None)
@@ -130,6 +157,43 @@ def test_the_words_of_a_stem_are_its_inflections() -> None:
     assert {"run", "runs", "running"} <= set(terms.words_of("run", stemming=True, stop_words=True))
     assert terms.words_of("deploy", stemming=False, stop_words=True) == ["deploy"]
     assert terms.words_of("the", stemming=False, stop_words=True) == []  # a stop word is no term's
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    _TEXTS,
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6).map(" ".join),
+    st.sampled_from([(1,), (1, 3), term_table._MULTIPLIERS]),
+    st.sampled_from([1, 16, 1 << 15]),
+)
+def test_the_word_table_counts_as_the_reference_whatever_its_hashes_and_pieces(
+    texts: list[str], query: str, multipliers: tuple[int, ...], piece: int
+) -> None:
+    """Multipliers of 1 put many of the terms' words in one slot (so they go down level after level),
+    and pieces of one text each split every run."""
+    np = pytest.importorskip("numpy")
+    wanted = query_terms(query)
+    if not wanted:
+        return
+    options = {"stemming": True, "stop_words": True}
+    expected = terms.count_terms(wanted, texts, **options)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(term_table, "_MULTIPLIERS", multipliers)
+        patch.setattr(term_table, "_PIECE", piece)
+        assert _counts(term_table.term_table(np, wanted, texts, **options)) == expected
+
+
+def test_a_corpus_beyond_ascii_is_read_narrowed_when_the_words_are_ascii() -> None:
+    np = pytest.importorskip("numpy")
+    texts = ["naïve deploy’s — deploys", "café deploy déploy", "İstanbul deployed"]
+    table = term_table._WordTable(np, ["deploy"], stemming=True, stop_words=True)
+    corpus, ends = terms._lowered(texts)
+    codes, wide_words = table._units(corpus)
+    assert codes.itemsize == 1 and wide_words is None  # one byte a character
+    assert table.count(corpus, ends).tolist() == [[2], [1], [1]]
+    wide = term_table._WordTable(np, ["naïv"], stemming=True, stop_words=True)
+    assert wide._units(corpus)[0].itemsize == 4  # a term's word beyond ASCII: UTF-32
+    assert wide.count(corpus, ends).tolist() == [[1], [0], [0]]
 
 
 def _counts(table: Any) -> dict[int, list[int]]:
@@ -163,7 +227,9 @@ def test_padding_and_offsets_put_each_word_in_its_own_text() -> None:
     assert terms.count_terms(["deploy"], texts, stemming=True, stop_words=True) == expected
     np = relevance._numeric.numpy_module()
     if np is not None:
-        assert _counts(terms.term_table(np, ["deploy"], texts, stemming=True, stop_words=True)) == expected
+        assert (
+            _counts(term_table.term_table(np, ["deploy"], texts, stemming=True, stop_words=True)) == expected
+        )
 
 
 @settings(max_examples=60, deadline=None)
@@ -245,6 +311,28 @@ def test_kept_counts_count_only_new_texts_and_new_terms() -> None:
     calls.clear()
     kept.columns(["deploy"], edited, counting, stemming=False, stop_words=True)
     assert calls == [(["deploy"], edited)]  # other analysis settings: counted afresh
+
+
+def test_kept_counts_keep_the_terms_of_earlier_calls() -> None:
+    calls: list[tuple[list[str], list[str]]] = []
+
+    def counting(terms_: list[str], texts: Sequence[str], runs: Sequence[terms.Run]) -> list[list[int]]:
+        calls.append((terms_, list(texts)))
+        return _reference(terms_, texts, runs)
+
+    kept = TermCounts()
+    history = ["deploy the webhook", "retry it", "deploy again"]
+    kept.columns(["deploy"], history, counting, stemming=True, stop_words=True)
+    kept.columns(["retr"], [*history, "retried"], counting, stemming=True, stop_words=True)
+    calls.clear()
+    grown = [*history, "retried", "deployed twice", "webhooks"]
+    assert kept.columns(["deploy", "retr", "webhook"], grown, counting, stemming=True, stop_words=True) == [
+        [1, 0, 1, 0, 1, 0],
+        [0, 1, 0, 1, 0, 0],
+        [1, 0, 0, 0, 0, 1],
+    ]
+    # "deploy" was kept for three texts, "retr" for four: both counted in one pass from the fourth.
+    assert calls == [(["webhook"], grown), (["deploy", "retr"], grown[3:])]
 
 
 @pytest.mark.parametrize("size", [30, 200])  # below and above the whole-list minimum

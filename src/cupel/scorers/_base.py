@@ -6,6 +6,7 @@ import math
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from operator import lt
 
 from cupel import _numeric
 from cupel._floats import to_float
@@ -155,6 +156,11 @@ def listed(scores: Any) -> list[float]:
 
 
 def _plain_rank_scores(keys: Sequence[int | None]) -> list[float]:
+    count = len(keys)
+    if count > 1 and None not in keys and all(map(lt, keys[:-1], keys[1:])):  # type: ignore[arg-type]
+        # Keys already strictly ascending (a conversation's positions, for recency): the rank is the
+        # position, with no sort or table.
+        return [rank / (count - 1) for rank in range(count)]
     present = sorted(key for key in keys if key is not None)
     count = len(present)
     if count <= 1:

@@ -31,16 +31,17 @@ from cupel.model import ContextItem
 from cupel.protocols import Embedder
 from cupel.scorers._base import ScorerBase, check_unit_interval, check_weight
 from cupel.scorers.term_counts import TermCounts
+from cupel.scorers.term_table import term_table
 from cupel.scorers.terms import (
     STOP_WORDS,
     WHOLE_LIST_MINIMUM,
     Run,
     common_terms,
     count_terms,
+    count_words,
     query_terms,
     stem,
     term_search,
-    term_table,
 )
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
@@ -78,13 +79,15 @@ def bm25_scores(
     average = sum(lengths) / count
     np = _numeric.numpy_module() if count >= WHOLE_LIST_MINIMUM else None
     counting = partial(_count, np, stemming=stemming, stop_words=stop_words)
-    if kept is None:
-        counted = counting(wanted, texts)
-    else:
+    if kept is not None:
         columns = kept.columns(
             wanted, texts, partial(_columns, counting), stemming=stemming, stop_words=stop_words
         )
-        counted = np.array(columns, dtype=np.int64).T if np is not None else _rows(columns)
+        counted = np.array(columns, dtype=np.int64) if np is not None else _rows(columns)
+    else:
+        counted = counting(wanted, texts)
+        if not isinstance(counted, dict):
+            counted = counted.T  # a row a term
     if not isinstance(counted, dict):
         return _bm25_of_table(np, counted, lengths, average, k1=k1, b=b)
     found = sorted(counted.items())
@@ -115,12 +118,15 @@ def _count(
     stop_words: bool,
 ) -> Any:
     """How often each text holds each term, by the path :func:`bm25_scores` takes: a numpy table (a row
-    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows
-    (its words found in one compiled pass for a long list, when the ``fast`` extra is installed).
+    a text, a column a term) for terms many of a long list's texts hold, else the reference's rows: a
+    short list's words tallied text by text, a long list's found by substring search (in one compiled
+    pass when the ``fast`` extra is installed).
     ``runs``: the texts lowered (:func:`~cupel.scorers.terms.lowered_runs`), when a caller kept them."""
-    if np is not None and len(texts) >= WHOLE_LIST_MINIMUM and common_terms(wanted, texts):
+    if len(texts) < WHOLE_LIST_MINIMUM:
+        return count_words(wanted, texts, stemming=stemming, stop_words=stop_words)
+    if np is not None and common_terms(wanted, texts):
         return term_table(np, wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs)
-    search = term_search(wanted) if len(texts) >= WHOLE_LIST_MINIMUM else None
+    search = term_search(wanted)
     return count_terms(wanted, texts, stemming=stemming, stop_words=stop_words, runs=runs, search=search)
 
 
@@ -135,8 +141,11 @@ def _columns(
     if not isinstance(counted, dict):
         columns: list[list[int]] = counted.T.tolist()
         return columns
-    none = [0] * len(wanted)
-    return [[counted.get(doc, none)[index] for doc in range(len(texts))] for index in range(len(wanted))]
+    columns = [[0] * len(texts) for _ in wanted]
+    for doc, row in counted.items():  # only the texts that hold a term
+        for index, value in enumerate(row):
+            columns[index][doc] = value
+    return columns
 
 
 def _rows(columns: list[list[int]]) -> dict[int, list[int]]:
@@ -152,9 +161,9 @@ def _idf(frequency: list[int], count: int) -> list[float]:
 def _bm25_of_table(
     np: Any, table: Any, lengths: list[int], average: float, *, k1: float, b: float
 ) -> list[float]:
-    """:func:`bm25_scores`' sums over a table of counts (a row a text, a column a term), column by
-    column in the reference's order of operations, so that the floats are the same, bit for bit."""
-    idf = _idf(np.count_nonzero(table, axis=0).tolist(), len(lengths))
+    """:func:`bm25_scores`' sums over a table of counts (a row a term, a column a text), term by term
+    in the reference's order of operations, so that the floats are the same, bit for bit."""
+    idf = _idf(np.count_nonzero(table, axis=1).tolist(), len(lengths))
     if average > 0:
         norm = k1 * (1.0 - b + b * np.asarray(lengths, dtype=np.float64) / average)
     else:
@@ -163,11 +172,11 @@ def _bm25_of_table(
     # Every term's part at once; the reference adds nothing for a term a text lacks (where 0/0 would
     # be NaN when k1 = 0).
     parts = np.divide(
-        np.asarray(idf) * values * (k1 + 1.0),
-        values + norm[:, None],
+        np.asarray(idf)[:, None] * values * (k1 + 1.0),
+        values + norm,
         out=np.zeros(values.shape),
         where=values > 0,
-    ).T
+    )
     total = np.zeros(len(lengths))
     for part in parts:  # summed term by term, as the reference sums
         total += part

@@ -16,16 +16,24 @@ from cupel.scorers.terms import Run, lowered_runs
 __all__ = ["TermCounts"]
 
 
+#: A :class:`TermCounts` keeps the columns of at most this many terms, and of this many counts in all
+#: (a count a term a text): the terms of the latest calls first.
+KEPT_TERMS = 4096
+KEPT_COUNTS = 1 << 22
+
+
 class TermCounts:
     """How often each text of a list holds each query term, kept from one call to the next.
 
-    :meth:`columns` counts, with the caller's ``count``, only what it did not count last time: the
-    texts after the leading ones that equal last call's (a list that grew), for the terms it counted
-    then, and every text for a term it did not, searching the lowered texts it kept (:func:`lowered_runs`)
-    for those that did not change. It keeps one call's columns (the terms of that call, a count per
-    text) for one pair of analysis settings, the texts and their lowered runs (about the texts' size
-    again), replaced whole under a lock and never changed in place, so threads sharing it see one
-    call's counts or the next's. A chat session holds one; the counts are the same with it or
+    :meth:`columns` counts, with the caller's ``count``, only what it did not count before: a term it
+    kept a column of is counted only in the texts after those its column still holds for (the leading
+    texts that equal the ones it was counted on: a list that grew), and a term new to it in every
+    text, searching the lowered texts it kept (:func:`lowered_runs`) for those that did not change.
+    It keeps the columns (a count per text) of the terms of the latest calls, this call's first, up to
+    :data:`KEPT_TERMS` terms and :data:`KEPT_COUNTS` counts, for one pair of analysis settings, and the
+    texts and their lowered runs (about the texts' size again); all replaced whole under a lock and
+    never changed in place, so threads sharing it see one call's counts or the next's. A chat session
+    holds one (a conversation's queries share many of their terms); the counts are the same with it or
     without (a test compares).
     """
 
@@ -58,7 +66,6 @@ class TermCounts:
             same = agreeing(kept[1], texts, min(len(kept[1]), len(texts)))
             old = kept[2] if kept[0] == settings else {}
             runs = kept[3]
-        known = [term for term in wanted if term in old]
         fresh = [term for term in wanted if term not in old]
         columns: dict[str, list[int]] = {}
         if fresh:
@@ -66,10 +73,24 @@ class TermCounts:
             columns.update(zip(fresh, count(fresh, texts, runs), strict=True))
         else:  # those still true of these texts
             runs = [run for run in runs if run[0] + len(run[2]) <= same]
+        # A kept column holds for the texts it was counted on that still lead the list: the known terms
+        # are counted together from the first text one of them lacks, each column taking its own tail.
+        known = {term: min(len(old[term]), same) for term in wanted if term in old}
         if known:
-            rest = count(known, texts[same:], []) if same < len(texts) else [[] for _ in known]
-            for term, tail in zip(known, rest, strict=True):
-                columns[term] = old[term][:same] + tail
+            first = min(known.values())
+            rest = count(list(known), texts[first:], []) if first < len(texts) else [[] for _ in known]
+            for (term, start), tail in zip(known.items(), rest, strict=True):
+                columns[term] = old[term][:start] + tail[start - first :]
+        found = [columns[term] for term in wanted]
+        # This call's columns, then the others kept, as far as they still hold, while within bounds.
+        cells = sum(map(len, columns.values()))
+        for term, column in old.items():
+            if term in columns or not same:
+                continue
+            if len(columns) >= KEPT_TERMS or cells + min(len(column), same) > KEPT_COUNTS:
+                break
+            columns[term] = column if len(column) <= same else column[:same]
+            cells += len(columns[term])
         with self._lock:
             self._kept = (settings, texts, columns, runs)
-        return [columns[term] for term in wanted]
+        return found

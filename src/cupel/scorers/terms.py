@@ -2,12 +2,14 @@
 
 Words are lower-cased runs of letters and digits; English stop words are dropped; :func:`stem` removes
 inflectional suffixes (measured on the LoCoMo dev split: docs/eval.md, "Relevance"). How often each
-text holds each query term is counted three ways, with the same counts (tests compare them):
+text holds each query term is counted four ways, with the same counts (tests compare them):
 
 - :func:`count_terms`, the reference: each term found by substring search over the texts joined,
   the path for terms that few texts hold; :func:`term_search` finds the same words for it in one
-  compiled pass for all the terms (the ``fast`` extra);
-- :func:`term_table`, whole-array passes (numpy) for a long list whose texts hold the terms often;
+  compiled pass for all the terms (the ``fast`` extra); :func:`count_words` tallies a short list's
+  words text by text instead;
+- :func:`~cupel.scorers.term_table.term_table`, whole-array passes (numpy) for a long list whose
+  texts hold the terms often;
 - :class:`~cupel.scorers.term_counts.TermCounts` keeps one call's counts, so that a caller scoring a
   list that grows (a chat session) counts only its new texts, and the terms it did not count before.
 """
@@ -16,14 +18,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from cupel._optional import optional_module
-
-TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = [
     "STOP_WORDS",
@@ -31,12 +30,12 @@ __all__ = [
     "Run",
     "common_terms",
     "count_terms",
+    "count_words",
     "lowered_runs",
     "query_terms",
     "stem",
     "term_of",
     "term_search",
-    "term_table",
     "word_starts",
     "words_of",
 ]
@@ -98,9 +97,9 @@ def query_terms(query: str, *, stemming: bool = True, stop_words: bool = True) -
     return sorted(terms)
 
 
-#: Below this many texts the substring search is cheap whatever the terms; from it on, terms common in
-#: the texts (every chat message naming them) make visiting each occurrence cost more than the
-#: whole-array passes (docs/spec-notes.md, "What relevance costs").
+#: Below this many texts each text's words are tallied (:func:`count_words`), cheap whatever the terms;
+#: from it on, terms common in the texts (every chat message naming them) make visiting each occurrence
+#: cost more than the whole-array passes (docs/spec-notes.md, "What relevance costs").
 WHOLE_LIST_MINIMUM = 64
 
 
@@ -199,132 +198,6 @@ def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
     return sorted(word for word in words if term_of(word, stemming=stemming, stop_words=stop_words) == term)
 
 
-def term_table(
-    np: Any,
-    wanted: list[str],
-    texts: Sequence[str],
-    *,
-    stemming: bool,
-    stop_words: bool,
-    runs: Iterable[Run] = (),
-) -> Any:
-    r""":func:`count_terms` in whole-array passes, as a table: a row a text, a column a term.
-
-    Run by run (``runs``, when the caller kept them, else :func:`lowered_runs`), the lower-cased
-    corpus becomes an array of code units (bytes when it is ASCII, else UTF-32) and a mask of its word
-    units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word pattern). The words a term
-    begins are those with its first unit whose first eight bytes, read as one integer, match the
-    term's; a longer one counts when its length and suffix are those of one of the term's words
-    (:func:`words_of`); the matches are counted per text by binary search of where each text ends.
-    """
-    tables = [np.zeros((0, len(wanted)), dtype=np.int64)]
-    for _, corpus, ends in runs or lowered_runs(texts):
-        words = _Words(np, corpus)
-        bounds = np.asarray(ends, dtype=np.int64)
-        columns = []
-        for term in wanted:
-            found = words.of_term(term, stemming=stemming, stop_words=stop_words)
-            columns.append(np.diff(np.searchsorted(found, bounds), prepend=0))
-        tables.append(np.stack(columns, axis=1))
-    return np.concatenate(tables)
-
-
-class _Words:
-    """The words of a lower-cased corpus, for :func:`term_table` (one run's, never kept).
-
-    ``codes``: the corpus (:func:`_lowered`, padded) as code units, so that an eight-byte window
-    (``windows``) starts at every unit of a text; ``is_word``: the mask of word units;
-    ``starts``: where each word starts; ``first``: each word's first unit.
-    """
-
-    def __init__(self, np: Any, corpus: str) -> None:
-        self.np = np
-        if corpus.isascii():
-            self.encoding, self.width = "ascii", 1
-            data = corpus.encode("ascii")
-            self.codes = codes = np.frombuffer(data, dtype=np.uint8)
-            # Lower-cased: the word bytes are a-z and 0-9 (a byte below either range wraps round).
-            self.is_word = ((codes - np.uint8(97)) < 26) | ((codes - np.uint8(48)) < 10)
-        else:
-            self.encoding, self.width = "utf-32-le", 4
-            data = corpus.encode("utf-32-le", "surrogatepass")
-            self.codes = codes = np.frombuffer(data, dtype=np.uint32)
-            # Lower-cased: no A-Z. Letters and digits beyond ASCII are found among the distinct units.
-            self.is_word = ((codes >= 97) & (codes <= 122)) | ((codes >= 48) & (codes <= 57))
-            wide = np.unique(codes[codes >= 128])
-            alnum = [chr(code).isalnum() for code in wide.tolist()]
-            self.is_word |= np.isin(codes, wide[np.asarray(alnum, dtype=bool)])
-        self.starts = np.flatnonzero(self.is_word[1:] > self.is_word[:-1])
-        self.starts += 1
-        # An eight-byte window at every unit (unaligned reads of the same buffer, no copy).
-        self.windows = np.ndarray(
-            (len(self.codes) - 8 // self.width + 1,), "<u8", data, strides=(self.width,)
-        )
-        self.first = self.codes[self.starts]
-
-    def of_term(self, term: str, *, stemming: bool, stop_words: bool) -> Any:
-        """The offsets (sorted) of the words whose term is ``term``."""
-        np = self.np
-        if self.width == 1 and not term.isascii():
-            return np.empty(0, dtype=np.int64)
-        head = term.encode(self.encoding, "surrogatepass")[:8]
-        found = self.starts[np.flatnonzero(self.first == ord(term[0]))]
-        # A shorter word fails the comparison at its end: a non-word unit is no term's.
-        keys = self.windows[found] & np.uint64((1 << 8 * len(head)) - 1)
-        found = found[keys == int.from_bytes(head, "little")]
-        for offset in range(len(head) // self.width, len(term)):  # the units beyond the key's
-            found = found[self.codes[found + offset] == ord(term[offset])]
-        longer = self.is_word[found + len(term)]
-        keep = ~longer  # the term itself, as a whole word, unless it is a stop word or stems further
-        if term_of(term, stemming=stemming, stop_words=stop_words) != term:
-            keep[:] = False
-        if longer.any():
-            going = np.flatnonzero(longer)
-            keep[going[self._longer(term, found[going], stemming, stop_words)]] = True
-        return found[keep]
-
-    def _longer(self, term: str, found: Any, stemming: bool, stop_words: bool) -> Any:
-        """Which of ``found`` (words that begin with ``term`` and go on) have ``term`` for their term,
-        as a mask: each is compared, length and suffix, with the term's longer words (:func:`words_of`)."""
-        np = self.np
-        longer = [
-            word for word in words_of(term, stemming=stemming, stop_words=stop_words) if len(word) > len(term)
-        ]
-        if self.width == 1:  # an ASCII corpus holds no other word
-            longer = [word for word in longer if word.isascii()]
-        if not longer:
-            return np.zeros(len(found), dtype=bool)
-        # Each word's length, counted no further than one past the longest of the term's words.
-        lengths = np.full(len(found), len(term) + 1, dtype=np.int64)
-        going = np.arange(len(found))
-        for _ in range(max(map(len, longer)) - len(term)):
-            going = going[self.is_word[found[going] + lengths[going]]]
-            if not len(going):
-                break
-            lengths[going] += 1
-        present = np.bincount(lengths).tolist()
-        keep = np.zeros(len(found), dtype=bool)
-        step = 8 // self.width
-        for length in sorted(set(map(len, longer))):  # the words of one length share their windows
-            if length >= len(present) or not present[length]:
-                continue
-            rows = np.flatnonzero(lengths == length)
-            tails = found[rows] + len(term)
-            windows = [self.windows[tails + offset] for offset in range(0, length - len(term), step)]
-            matched = np.zeros(len(rows), dtype=bool)
-            for word in longer:
-                if len(word) != length:
-                    continue
-                suffix = word[len(term) :].encode(self.encoding, "surrogatepass")
-                same = np.ones(len(rows), dtype=bool)
-                for window, offset in zip(windows, range(0, len(suffix), 8), strict=True):
-                    part = suffix[offset : offset + 8]  # the suffix, eight bytes at a time
-                    same &= window & np.uint64((1 << 8 * len(part)) - 1) == int.from_bytes(part, "little")
-                matched |= same
-            keep[rows[matched]] = True
-        return keep
-
-
 def count_terms(
     wanted: list[str],
     texts: Sequence[str],
@@ -362,6 +235,29 @@ def count_terms(
     return counts
 
 
+def count_words(
+    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+) -> dict[int, list[int]]:
+    """:func:`count_terms` text by text: each text's words found in one regex pass and tallied, then
+    each distinct word counted for its term; the path for a short list, where one pass over a text's
+    words costs less than a search for each term (a chat session's new texts)."""
+    index_of = {term: index for index, term in enumerate(wanted)}
+    indexes: dict[str, int | None] = {}  # word -> the index of its term, None if not wanted; this call only
+    counts: dict[int, list[int]] = {}
+    for doc, text in enumerate(texts):
+        row = None
+        for word, times in Counter(_WORD.findall(text.lower())).items():
+            index = indexes.get(word, -1)
+            if index == -1:
+                term = term_of(word, stemming=stemming, stop_words=stop_words)
+                index = indexes[word] = None if term is None else index_of.get(term)
+            if index is not None:
+                if row is None:
+                    row = counts[doc] = [0] * len(wanted)
+                row[index] += times
+    return counts
+
+
 def word_starts(wanted: Iterable[str], corpus: str) -> set[int]:
     """Where words that begin with a term of ``wanted`` start in a lowered corpus (:func:`_lowered`):
     each term's occurrences, found by substring search, that follow a non-word character."""
@@ -376,24 +272,25 @@ def word_starts(wanted: Iterable[str], corpus: str) -> set[int]:
 
 
 def term_search(wanted: list[str]) -> Callable[[str], Iterable[int]] | None:
-    """:func:`word_starts` by one compiled pass for all the terms (Aho-Corasick, ``ahocorasick_rs``
-    from the ``fast`` extra) over an ASCII corpus; None without the package. The pass reports the
-    leftmost-longest occurrence of any term, then goes on after it; no occurrence spans the non-word
-    character before a word, so each word that begins with a term is reported at its start (with
-    whichever term: the word is read whole and counted for its own)."""
+    """:func:`word_starts` by one compiled pass for all the ASCII terms (Aho-Corasick, ``ahocorasick_rs``
+    from the ``fast`` extra); None without the package. The pass reads the corpus as bytes, each
+    character beyond ASCII as a ``?`` (so that an offset is a character's), reports the leftmost-longest
+    occurrence of any term, then goes on after it; no occurrence spans the non-word character before a
+    word, so each word that begins with a term is reported at its start (with whichever term: the word
+    is read whole and counted for its own). A term beyond ASCII is searched for on its own."""
     module = optional_module("ahocorasick_rs", "CUPEL_NO_AHOCORASICK")
     if module is None:
         return None
     patterns = [term.encode("ascii") for term in wanted if term.isascii()]
+    others = [term for term in wanted if not term.isascii()]
     kind = module.MatchKind.LeftmostLongest
     matcher = module.BytesAhoCorasick(patterns, matchkind=kind) if patterns else None
 
     def search(corpus: str) -> Iterable[int]:
-        if not corpus.isascii():  # offsets in UTF-8 bytes are not the corpus's: a pass a term
-            return word_starts(wanted, corpus)
-        if matcher is None:  # no term an ASCII corpus can hold
-            return ()
-        found = matcher.find_matches_as_indexes(corpus.encode("ascii"))
-        return [start for _, start, _ in found if not corpus[start - 1].isalnum()]
+        found = [] if matcher is None else matcher.find_matches_as_indexes(corpus.encode("ascii", "replace"))
+        starts = [start for _, start, _ in found if not corpus[start - 1].isalnum()]
+        if others and not corpus.isascii():
+            starts.extend(word_starts(others, corpus))
+        return starts
 
     return search
