@@ -1,8 +1,15 @@
 """Chat trimming: every cupel strategy against LangChain's ``trim_messages``, interleaved in one run.
 
-Usage: ``python benchmarks/bench_chat.py [--json] [--sizes 1000,10000,100000] [--repeat 5] [--long]``.
+Usage: ``python benchmarks/bench_chat.py [--json] [--sizes 1000,10000,100000] [--repeat 5] [--long]
+[--text synthetic|locomo [--locomo PATH]]``.
 Transcript: one system message, then alternating user/assistant messages of varied length (``--long``:
-500-700 characters on average, as real chat and agent messages are); every message costs
+500-700 characters on average, as real chat and agent messages are). Their words: ``synthetic``
+(the default), ten words drawn at random, so that every message holds every term of a query (the
+worst case of the relevance term's counting); ``locomo``, the dialogue of the LoCoMo dev split
+(``../shared/data/locomo/locomo-dev.json``, read there, never copied), its lines joined in order into
+messages of about 620 characters on average (``--long``, as the synthetic ones) or one line a message,
+the lines taken again from the first once all are used. Each message starts with its number. Every
+message costs
 ``4 + ceil(len(content) / 4)`` tokens on both sides; budget 32,000 tokens. ``trim_messages`` runs with
 ``strategy="last", include_system=True, start_on="human"`` on message objects (the reference) and on
 dicts. Each repeat runs every case once, in turn, so machine load hits all cases alike; ratios are to
@@ -33,6 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
@@ -43,21 +51,44 @@ from cupel.scorers.relevance import bm25_scores
 from cupel.tokens import FunctionCounter
 
 BUDGET = 32_000
+LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
 READ = attrgetter("item.content", "item.tokens", "item.metadata", "score", "reason")
 OPTIONS = ChatOptions(message_overhead=4)
 COUNTER = FunctionCounter(lambda text: math.ceil(len(text) / 4))
 
 
-def transcript(size: int, seed: int = 7, *, long: bool = False) -> list[dict[str, Any]]:
+def transcript(
+    size: int, seed: int = 7, *, long: bool = False, lines: list[str] | None = None
+) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     words = ["alpha", "beta", "gamma", "delta", "webhook", "retry", "timeout", "deploy", "the", "a"]
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful assistant."}]
     low, high = (60, 150) if long else (3, 60)  # about 620 characters a message with --long
+    taken = 0  # the lines used so far (``lines``)
     for index in range(size - 1):
         role = "user" if index % 2 == 0 else "assistant"
-        text = " ".join(rng.choice(words) for _ in range(rng.randint(low, high)))
+        if lines is None:
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(low, high)))
+        else:
+            parts: list[str] = []
+            target = rng.randint(440, 680) if long else 1
+            while sum(map(len, parts)) + len(parts) < target:
+                parts.append(lines[taken % len(lines)])
+                taken += 1
+            text = " ".join(parts)
         messages.append({"role": role, "content": f"{index}: {text}"})
     return messages
+
+
+def locomo_lines(path: Path) -> list[str]:
+    """The dialogue lines of the LoCoMo conversations at ``path``, in order."""
+    found = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conversation = sample["conversation"]
+        sessions = [key for key in conversation if key.startswith("session_") and key[8:].isdigit()]
+        for key in sorted(sessions, key=lambda name: int(name[8:])):
+            found.extend(turn["text"] for turn in conversation[key])
+    return found
 
 
 def to_objects(messages: list[dict[str, Any]]) -> list[Any]:
@@ -163,8 +194,10 @@ def warm_turns(dicts: list[dict[str, Any]], repeat: int) -> tuple[list[float], l
     return warm, cold
 
 
-def measure(size: int, repeat: int, *, long: bool = False) -> list[dict[str, Any]]:
-    dicts = transcript(size, long=long)
+def measure(
+    size: int, repeat: int, *, long: bool = False, lines: list[str] | None = None
+) -> list[dict[str, Any]]:
+    dicts = transcript(size, long=long, lines=lines)
     objects = to_objects(dicts)
     runs = cases(dicts, objects)
     for run in runs.values():
@@ -210,9 +243,17 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--long", action="store_true", help="messages of 500-700 characters on average")
+    parser.add_argument("--text", choices=["synthetic", "locomo"], default="synthetic", help="the words")
+    parser.add_argument("--locomo", type=Path, default=LOCOMO, help="the LoCoMo file (--text locomo)")
     args = parser.parse_args()
+    lines = None
+    if args.text == "locomo":
+        if not args.locomo.is_file():
+            print(f"bench_chat: {args.locomo}: no such file (the LoCoMo dev split)", file=sys.stderr)
+            return 2
+        lines = locomo_lines(args.locomo)
     sizes = map(int, args.sizes.split(","))
-    rows = [row for size in sizes for row in measure(size, args.repeat, long=args.long)]
+    rows = [row for size in sizes for row in measure(size, args.repeat, long=args.long, lines=lines)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

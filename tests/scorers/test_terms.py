@@ -191,6 +191,15 @@ def test_a_corpus_beyond_ascii_is_read_narrowed_when_the_words_are_ascii() -> No
     codes, wide_words = table._units(corpus)
     assert codes.itemsize == 1 and wide_words is None  # one byte a character
     assert table.count(corpus, ends).tolist() == [[2], [1], [1]]
+    # The Kelvin sign's lower case is an ASCII k; a dotted capital I's is two characters (i and a dot
+    # above), so its texts are lowered before they are read.
+    raw = ["\u212aEYS and keys", "İstanbul keyed"]
+    assert (
+        _counts(term_table.term_table(np, ["key"], raw, stemming=True, stop_words=True))
+        == (terms.count_terms(["key"], raw, stemming=True, stop_words=True))
+        == {0: [2], 1: [1]}
+    )
+    assert table._units(terms._lowered(raw, lower=False)[0]) is None
     wide = term_table._WordTable(np, ["naïv"], stemming=True, stop_words=True)
     assert wide._units(corpus)[0].itemsize == 4  # a term's word beyond ASCII: UTF-32
     assert wide.count(corpus, ends).tolist() == [[1], [0], [0]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
-from cupel.scorers.terms import Run, lowered_runs, words_of
+from cupel.scorers.terms import Run, joined_runs, lowered_runs, words_of
 
 TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
@@ -32,15 +32,22 @@ def term_table(
     r""":func:`~cupel.scorers.terms.count_terms` in whole-array passes, as a table: a row a text, a
     column a term.
 
-    Run by run (``runs``, when the caller kept them, else :func:`lowered_runs`), the lower-cased
-    corpus becomes an array of code units and a mask of its word units (letters and digits:
-    ``str.isalnum``, the ``[^\W_]`` of the word pattern); all its words are then looked up at once
-    among the terms' words (:class:`_WordTable`) and counted per text and term.
+    Run by run (``runs``, lowered, when the caller kept them, else
+    :func:`~cupel.scorers.terms.joined_runs`), the corpus becomes an array of lower-cased code units
+    and a mask of its word units (letters and digits: ``str.isalnum``, the ``[^\W_]`` of the word
+    pattern); all its words are then looked up at once among the terms' words (:class:`_WordTable`)
+    and counted per text and term.
     """
     table = _WordTable(np, wanted, stemming=stemming, stop_words=stop_words)
     tables = [np.zeros((0, len(wanted)), dtype=np.int64)]
-    for _, corpus, ends in runs or lowered_runs(texts):
-        tables.append(table.count(corpus, ends))
+    for first, corpus, ends in runs or joined_runs(texts):
+        counted = table.count(corpus, ends)
+        if counted is None:  # a character whose lower case is longer (İ): the texts lowered first
+            part = texts[first : first + len(ends)]
+            counted = np.concatenate(
+                [table.count(lowered, bounds) for _, lowered, bounds in lowered_runs(part)]
+            )
+        tables.append(counted)
     return np.concatenate(tables)
 
 
@@ -56,7 +63,7 @@ _MULTIPLIERS = (
 _UINT64 = (1 << 64) - 1
 
 #: About how many code units :class:`_WordTable` reads at a time (a text longer than that alone).
-_PIECE = 1 << 15
+_PIECE = 1 << 16
 
 #: The byte that stands for a letter or digit beyond ASCII in a run narrowed to bytes: a word unit
 #: that is no ASCII term's.
@@ -111,12 +118,15 @@ class _WordTable:
         self.ascii = all(word.isascii() for word, _ in self.words)
         self.hashed: dict[int, _Hashed] = {}  # by the bytes of a code unit
 
-    def count(self, corpus: str, ends: list[int]) -> Any:
-        """How often each text of a lowered run (:func:`~cupel.scorers.terms.lowered_runs`) holds each
-        term: a row a text."""
+    def count(self, corpus: str, ends: list[int]) -> Any | None:
+        """How often each text of a run (:func:`~cupel.scorers.terms.joined_runs`) holds each term: a
+        row a text; None when a character's lower case is not one character (see :meth:`_units`)."""
         np = self.np
         table = np.zeros((len(ends), self.terms), dtype=np.int64)
-        codes, wide_words = self._units(corpus)
+        units = self._units(corpus)
+        if units is None:
+            return None
+        codes, wide_words = units
         width = codes.itemsize
         if width not in self.hashed:
             self.hashed[width] = self._hash(width)
@@ -193,24 +203,33 @@ class _WordTable:
         order = np.argsort(np.concatenate(matched), kind="stable")  # the levels' matches interleave
         return starts[np.concatenate(matched)[order]], hashed.terms[np.concatenate(owners)[order]]
 
-    def _units(self, corpus: str) -> tuple[Any, Any]:
-        """The corpus's code units (bytes, narrowed, or UTF-32; see the class), and its word mask for
-        UTF-32 units (None for bytes: :meth:`_word_mask` makes it a piece at a time)."""
+    def _units(self, corpus: str) -> tuple[Any, Any] | None:
+        """The corpus's code units lower-cased (bytes, narrowed, or UTF-32; see the class), and its
+        word mask for UTF-32 units (None for bytes: :meth:`_word_mask` makes it a piece at a time);
+        None when a character's lower case is not one character."""
         np = self.np
-        if corpus.isascii():
-            return np.frombuffer(corpus.encode("ascii"), dtype=np.uint8), None
+        if corpus.isascii():  # str.lower is fast on ASCII
+            return np.frombuffer(corpus.lower().encode("ascii"), dtype=np.uint8), None
         wide = np.frombuffer(corpus.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         beyond = np.flatnonzero(wide >= 128)
         found = wide[beyond]
         distinct = np.unique(found)
-        letters = distinct[np.asarray([chr(code).isalnum() for code in distinct.tolist()], dtype=bool)]
-        is_letter = np.isin(found, letters)
+        lowered = [chr(code).lower() for code in distinct.tolist()]  # a few hundred at most
+        if any(len(low) != 1 for low in lowered):
+            return None
+        which = np.searchsorted(distinct, found)
         if not self.ascii:
-            is_word = ((wide >= 97) & (wide <= 122)) | ((wide >= 48) & (wide <= 57))
-            is_word[beyond[is_letter]] = True
-            return wide, is_word
-        codes = wide.astype(np.uint8)
-        codes[beyond] = np.where(is_letter, _WIDE_LETTER, 0x20)
+            codes = wide | (((wide - np.uint32(65)) < 26).astype(np.uint32) << np.uint32(5))  # A-Z to a-z
+            codes[beyond] = np.asarray(list(map(ord, lowered)), dtype=np.uint32)[which]
+            is_word = ((codes >= 97) & (codes <= 122)) | ((codes >= 48) & (codes <= 57))
+            letters = np.asarray([low.isalnum() and not low.isascii() for low in lowered], dtype=bool)
+            is_word[beyond[letters[which]]] = True
+            return codes, is_word
+        # Narrowed: a character whose lower case is ASCII (the Kelvin sign) becomes that byte.
+        narrow = [ord(low) if low.isascii() else _WIDE_LETTER if low.isalnum() else 0x20 for low in lowered]
+        codes = wide.astype(np.uint8)  # the low byte: the character itself where it is ASCII
+        codes |= ((codes - np.uint8(65)) < 26).view(np.uint8) << np.uint8(5)  # A-Z to a-z
+        codes[beyond] = np.asarray(narrow, dtype=np.uint8)[which]
         return codes, None
 
     def _word_mask(self, codes: Any) -> Any:

@@ -31,6 +31,7 @@ __all__ = [
     "common_terms",
     "count_terms",
     "count_words",
+    "joined_runs",
     "lowered_runs",
     "query_terms",
     "stem",
@@ -109,7 +110,7 @@ def common_terms(wanted: list[str], texts: Sequence[str]) -> bool:
     sample = texts[:: max(1, len(texts) // 64)]  # a spread of at most about 64 texts
     corpus = "\n".join([text[:256] for text in sample]).lower()  # their openings: an estimate
     occurrences = sum(map(corpus.count, wanted))
-    return 10 * occurrences > corpus.count(" ") + len(sample)
+    return 40 * occurrences > corpus.count(" ") + len(sample)
 
 
 def term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
@@ -117,13 +118,15 @@ def term_of(word: str, *, stemming: bool, stop_words: bool) -> str | None:
     return None if stop_words and word in STOP_WORDS else stem(word) if stemming else word
 
 
-def _lowered(texts: Sequence[str]) -> tuple[str, list[int]]:
-    """The texts lower-cased, each after a line break (which no word spans) and all before eight
-    more, and where each ends (the offset just past its line break): text ``i`` holds the offsets
-    before ``ends[i]``. The padding gives every word a non-word character before it and lets an
-    eight-character window start anywhere in the texts."""
+def _lowered(texts: Sequence[str], *, lower: bool = True) -> tuple[str, list[int]]:
+    """The texts lower-cased (``lower``), each after a line break (which no word spans) and all before
+    eight more, and where each ends (the offset just past its line break): text ``i`` holds the
+    offsets before ``ends[i]``. The padding gives every word a non-word character before it and lets
+    an eight-character window start anywhere in the texts."""
     lengths = list(map(len, texts))
-    corpus = "\n".join(["", *texts, _PADDING]).lower()
+    corpus = "\n".join(["", *texts, _PADDING])
+    if lower:
+        corpus = corpus.lower()
     if len(corpus) != sum(lengths) + len(texts) + len(_PADDING) + 1:
         # A character whose lower case is longer (İ): lower each text on its own.
         lowered = [text.lower() for text in texts]
@@ -181,6 +184,14 @@ def lowered_runs(texts: Sequence[str], kept: Sequence[Run] = (), same: int = 0) 
     for first, part in _runs(texts[start:]):
         corpus, ends = _lowered(part)
         yield start + first, corpus, ends
+
+
+def joined_runs(texts: Sequence[str]) -> Iterator[Run]:
+    """:func:`lowered_runs` without the lowering (for a reader that lowers as it reads: the whole-array
+    counting)."""
+    for first, part in _runs(texts):
+        corpus, ends = _lowered(part, lower=False)
+        yield first, corpus, ends
 
 
 def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
