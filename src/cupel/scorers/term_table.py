@@ -146,9 +146,7 @@ class _WordTable:
             found = self._lookup(hashed, windows, is_word, begin)
             if found is not None:
                 starts, terms = found
-                # Each match's text, from the number of matches before each text's end.
-                before = np.searchsorted(starts, np.asarray(ends[first:last], dtype=np.int64))
-                doc = np.repeat(np.arange(last - first, dtype=np.int64), np.diff(before, prepend=0))
+                doc = np.searchsorted(np.asarray(ends[first:last], dtype=np.int64), starts, side="right")
                 part = table[first:last]
                 part += np.bincount(doc * self.terms + terms, minlength=part.size).reshape(part.shape)
             first = last
@@ -160,8 +158,9 @@ class _WordTable:
         np = self.np
         # Where each word starts, and its length (the piece begins and ends with a non-word unit);
         # only the words as long as one of the terms' are looked up.
-        starts = np.flatnonzero(is_word[1:] > is_word[:-1]) + 1
-        lengths = np.flatnonzero(is_word[:-1] > is_word[1:]) + 1 - starts
+        edges = np.flatnonzero(is_word[1:] != is_word[:-1])  # a word's start, then its end, in turn
+        starts = edges[::2] + 1
+        lengths = edges[1::2] - edges[::2]
         fits = np.flatnonzero((lengths >= hashed.lengths.min()) & (lengths <= hashed.lengths.max()))
         starts = starts[fits] + begin
         lengths = lengths[fits]
