@@ -60,7 +60,6 @@ _MULTIPLIERS = (
     0xFF51AFD7ED558CCD,
     0xC4CEB9FE1A85EC53,
 )
-_UINT64 = (1 << 64) - 1
 
 #: About how many code units :class:`_WordTable` reads at a time (a text longer than that alone).
 _PIECE = 1 << 16
@@ -238,7 +237,8 @@ class _WordTable:
         return ((codes - np.uint8(97)) < 26) | ((codes - np.uint8(48)) < 10) | (codes == _WIDE_LETTER)
 
     def _hash(self, width: int) -> _Hashed:
-        """The terms' words that code units of ``width`` bytes can hold, hashed into levels."""
+        """The terms' words that code units of ``width`` bytes can hold, hashed into levels (in whole
+        arrays: the same arithmetic as the corpus words')."""
         np = self.np
         encoding = "ascii" if width == 1 else "utf-32-le"
         words = [
@@ -247,34 +247,26 @@ class _WordTable:
             if width > 1 or word.isascii()
         ]
         spans = max((-(-len(word) // 8) for word, _ in words), default=0)  # the longest word's integers
-        chunks = [
-            [int.from_bytes(word[8 * span : 8 * span + 8], "little") for word, _ in words]
-            for span in range(spans)
-        ]
+        padded = b"".join([word.ljust(8 * spans, b"\0") for word, _ in words])
+        chunks = np.frombuffer(padded, dtype="<u8").reshape(len(words), spans)  # 0 beyond a word's end
+        lengths = np.asarray([len(word) // width for word, _ in words], dtype=np.int64)
         levels: list[_Level] = []
-        left = list(range(len(words)))  # the words without a slot yet
-        while left:
+        left = np.arange(len(words))  # the words without a slot yet
+        while len(left):
             rotation = len(levels) % len(_MULTIPLIERS)
             multipliers = [_MULTIPLIERS[(rotation + span) % len(_MULTIPLIERS)] for span in range(spans + 1)]
+            values = lengths[left].astype(np.uint64) * np.uint64(multipliers[-1])
+            for span in range(spans):
+                values ^= chunks[left, span] * np.uint64(multipliers[span])
             bits = max(8, (8 * len(left)).bit_length())  # an eighth of the slots or fewer taken
+            slot = (values >> np.uint64(64 - bits)).astype(np.intp)
+            _, first = np.unique(slot, return_index=True)  # the first word in each slot takes it
             slots = np.full(1 << bits, -1, dtype=np.intp)
-            shared = np.zeros(1 << bits, dtype=bool)
-            taken = []
-            for position in left:
-                value = len(words[position][0]) // width * multipliers[-1]
-                for span in range(spans):
-                    value ^= chunks[span][position] * multipliers[span]
-                slot = (value & _UINT64) >> (64 - bits)
-                if slots[slot] < 0:
-                    slots[slot] = position
-                else:
-                    shared[slot] = True
-                    taken.append(position)
+            slots[slot[first]] = left[first]
+            shared = np.bincount(slot, minlength=1 << bits) > 1
             levels.append(_Level(multipliers, bits, slots, shared))
-            left = taken
-        return _Hashed(
-            np.asarray([len(word) // width for word, _ in words], dtype=np.int64),
-            np.asarray([index for _, index in words], dtype=np.intp),
-            [np.asarray(column, dtype=np.uint64) for column in chunks],
-            levels,
-        )
+            waiting = np.ones(len(left), dtype=bool)
+            waiting[first] = False
+            left = left[waiting]
+        terms = np.asarray([index for _, index in words], dtype=np.intp)
+        return _Hashed(lengths, terms, [chunks[:, span].copy() for span in range(spans)], levels)
