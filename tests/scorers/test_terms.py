@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from cupel import _optional
-from cupel.scorers import relevance, term_table, terms
+from cupel.scorers import relevance, term_counts, term_table, terms
 from cupel.scorers.relevance import bm25_scores, query_terms
 from cupel.scorers.term_counts import TermCounts
 
@@ -295,40 +295,49 @@ def test_kept_counts_are_the_reference(
                 assert columns == _reference(wanted, texts)
 
 
-def test_kept_counts_count_only_new_texts_and_new_terms() -> None:
+def _spies(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[Any], list[str]]:
+    """A counting function that records its calls, and the texts the kept counts tally."""
     calls: list[tuple[list[str], list[str]]] = []
+    tallied: list[str] = []
 
     def counting(terms_: list[str], texts: Sequence[str], runs: Sequence[terms.Run]) -> list[list[int]]:
         calls.append((terms_, list(texts)))
         return _reference(terms_, texts, runs)
 
+    def tally(text: str) -> dict[str, int]:
+        tallied.append(text)
+        return terms.tally(text)
+
+    monkeypatch.setattr(term_counts, "tally", tally)
+    return counting, calls, tallied
+
+
+def test_kept_counts_count_only_new_texts_and_new_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    counting, calls, tallied = _spies(monkeypatch)
     kept = TermCounts()
     history = ["deploy the webhook", "retry it", "deploy again"]
     assert kept.columns(["deploy"], history, counting, stemming=True, stop_words=True) == [[1, 0, 1]]
-    assert calls == [(["deploy"], history)]
+    assert calls == [(["deploy"], history)] and not tallied
     calls.clear()
     grown = [*history, "retrying deploys"]
     assert kept.columns(["deploy", "retr"], grown, counting, stemming=True, stop_words=True) == [
         [1, 0, 1, 1],
         [0, 1, 0, 1],
     ]
-    assert calls == [(["retr"], grown), (["deploy"], ["retrying deploys"])]  # a new term; a new text
+    assert calls == [(["retr"], grown)]  # a new term, in every text
+    assert tallied == ["retrying deploys"]  # a new text, for the term known
     calls.clear()
+    tallied.clear()
     edited = ["deploy the webhook", "retry it twice", "deploy again", "retrying deploys"]
     assert kept.columns(["deploy"], edited, counting, stemming=True, stop_words=True) == [[1, 0, 1, 1]]
-    assert calls == [(["deploy"], edited[1:])]  # from the first text that changed on
-    calls.clear()
+    assert not calls
+    assert tallied == ["retry it twice", "deploy again"]  # from the first that changed; one kept tally
     kept.columns(["deploy"], edited, counting, stemming=False, stop_words=True)
     assert calls == [(["deploy"], edited)]  # other analysis settings: counted afresh
 
 
-def test_kept_counts_keep_the_terms_of_earlier_calls() -> None:
-    calls: list[tuple[list[str], list[str]]] = []
-
-    def counting(terms_: list[str], texts: Sequence[str], runs: Sequence[terms.Run]) -> list[list[int]]:
-        calls.append((terms_, list(texts)))
-        return _reference(terms_, texts, runs)
-
+def test_kept_counts_keep_the_terms_of_earlier_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    counting, calls, tallied = _spies(monkeypatch)
     kept = TermCounts()
     history = ["deploy the webhook", "retry it", "deploy again"]
     kept.columns(["deploy"], history, counting, stemming=True, stop_words=True)
@@ -340,8 +349,24 @@ def test_kept_counts_keep_the_terms_of_earlier_calls() -> None:
         [0, 1, 0, 1, 0, 0],
         [1, 0, 0, 0, 0, 1],
     ]
-    # "deploy" was kept for three texts, "retr" for four: both counted in one pass from the fourth.
-    assert calls == [(["webhook"], grown), (["deploy", "retr"], grown[3:])]
+    # "deploy" was kept for three texts, "retr" for four: both tallied in one pass from the fourth.
+    assert calls == [(["webhook"], grown)]
+    assert tallied == grown[3:]
+
+
+def test_a_column_that_lags_far_is_counted_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    counting, calls, _ = _spies(monkeypatch)
+    kept = TermCounts()
+    texts = [f"deploy {index}" for index in range(10)]
+    kept.columns(["deploy"], texts, counting, stemming=True, stop_words=True)
+    grown = texts + [f"retry {index}" for index in range(terms.WHOLE_LIST_MINIMUM)]
+    for size in range(len(texts) + 1, len(grown) + 1):  # turns that ask for another term only
+        kept.columns(["retr"], grown[:size], counting, stemming=True, stop_words=True)
+    calls.clear()
+    assert kept.columns(["deploy"], grown, counting, stemming=True, stop_words=True) == [
+        [1] * 10 + [0] * terms.WHOLE_LIST_MINIMUM
+    ]
+    assert calls == [(["deploy"], grown)]  # its column held for 10 texts of 74: searched in all
 
 
 @pytest.mark.parametrize("size", [30, 200])  # below and above the whole-list minimum

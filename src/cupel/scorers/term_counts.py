@@ -11,7 +11,7 @@ import _thread
 from collections.abc import Callable, Sequence
 
 from cupel._prefix import agreeing
-from cupel.scorers.terms import Run, lowered_runs
+from cupel.scorers.terms import WHOLE_LIST_MINIMUM, Run, count_words, lowered_runs, tally
 
 __all__ = ["TermCounts"]
 
@@ -21,14 +21,27 @@ __all__ = ["TermCounts"]
 KEPT_TERMS = 4096
 KEPT_COUNTS = 1 << 22
 
+#: The words whose terms a :class:`TermCounts` remembers at most (then it starts again).
+KEPT_WORDS = 1 << 16
+
+_Kept = tuple[
+    tuple[bool, bool],  # the analysis settings of the counts and word terms
+    list[str],  # the texts
+    dict[str, list[int]],  # a column a term
+    list[Run],  # the texts lowered
+    dict[str, dict[str, int]],  # the latest texts' tallies, by text
+    dict[str, str | None],  # each word's term (a memo, added to)
+]
+
 
 class TermCounts:
     """How often each text of a list holds each query term, kept from one call to the next.
 
     :meth:`columns` counts, with the caller's ``count``, only what it did not count before: a term it
     kept a column of is counted only in the texts after those its column still holds for (the leading
-    texts that equal the ones it was counted on: a list that grew), and a term new to it in every
-    text, searching the lowered texts it kept (:func:`lowered_runs`) for those that did not change.
+    texts that equal the ones it was counted on: a list that grew), and a term new to it (or whose
+    column lags :data:`~cupel.scorers.terms.WHOLE_LIST_MINIMUM` texts or more) in every text,
+    searching the lowered texts it kept (:func:`lowered_runs`) for those that did not change.
     It keeps the columns (a count per text) of the terms of the latest calls, this call's first, up to
     :data:`KEPT_TERMS` terms and :data:`KEPT_COUNTS` counts, for one pair of analysis settings, and the
     texts and their lowered runs (about the texts' size again); all replaced whole under a lock and
@@ -41,7 +54,7 @@ class TermCounts:
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()
-        self._kept: tuple[tuple[bool, bool], list[str], dict[str, list[int]], list[Run]] | None = None
+        self._kept: _Kept | None = None
 
     def columns(
         self,
@@ -62,25 +75,50 @@ class TermCounts:
         old: dict[str, list[int]] = {}
         same = 0  # how many leading texts equal last call's
         runs: list[Run] = []
+        tallies: dict[str, dict[str, int]] = {}
+        word_terms: dict[str, str | None] = {}
         if kept is not None:
             same = agreeing(kept[1], texts, min(len(kept[1]), len(texts)))
-            old = kept[2] if kept[0] == settings else {}
-            runs = kept[3]
-        fresh = [term for term in wanted if term not in old]
+            runs, tallies = kept[3], kept[4]
+            if kept[0] == settings:
+                old = kept[2]
+                word_terms = kept[5] if len(kept[5]) < KEPT_WORDS else {}
+        # A kept column holds for the texts it was counted on that still lead the list. One that holds
+        # for all but a few of those is extended; one that lags further (a term not asked for in many
+        # turns) is counted afresh with the new terms, in the pass over every text.
+        known: dict[str, int] = {}
+        fresh: list[str] = []
+        for term in wanted:
+            holds = min(len(old[term]), same) if term in old else -1
+            if holds >= 0 and same - holds < WHOLE_LIST_MINIMUM:
+                known[term] = holds
+            else:
+                fresh.append(term)
         columns: dict[str, list[int]] = {}
         if fresh:
             runs = list(lowered_runs(texts, runs, same))
             columns.update(zip(fresh, count(fresh, texts, runs), strict=True))
         else:  # those still true of these texts
             runs = [run for run in runs if run[0] + len(run[2]) <= same]
-        # A kept column holds for the texts it was counted on that still lead the list: the known terms
-        # are counted together from the first text one of them lacks, each column taking its own tail.
-        known = {term: min(len(old[term]), same) for term in wanted if term in old}
+        # The known terms are counted together from the first text one of them lacks, each column
+        # taking its own tail: a few texts, tallied (the latest texts' tallies are kept for this).
+        latest: dict[str, dict[str, int]] = {}
         if known:
             first = min(known.values())
-            rest = count(list(known), texts[first:], []) if first < len(texts) else [[] for _ in known]
-            for (term, start), tail in zip(known.items(), rest, strict=True):
-                columns[term] = old[term][:start] + tail[start - first :]
+            tail = texts[first:]
+            if len(tail) < WHOLE_LIST_MINIMUM:
+                tallied = [tallies.get(text) or tally(text) for text in tail]
+                latest = dict(zip(tail, tallied, strict=True))
+                options = {"stemming": stemming, "stop_words": stop_words}
+                rows = count_words(list(known), tail, **options, tallies=tallied, word_terms=word_terms)
+                rest = [
+                    [rows[doc][index] if doc in rows else 0 for doc in range(len(tail))]
+                    for index in range(len(known))
+                ]
+            else:
+                rest = count(list(known), tail, [])
+            for (term, start), counted in zip(known.items(), rest, strict=True):
+                columns[term] = old[term][:start] + counted[start - first :]
         found = [columns[term] for term in wanted]
         # This call's columns, then the others kept, as far as they still hold, while within bounds.
         cells = sum(map(len, columns.values()))
@@ -92,5 +130,5 @@ class TermCounts:
             columns[term] = column if len(column) <= same else column[:same]
             cells += len(columns[term])
         with self._lock:
-            self._kept = (settings, texts, columns, runs)
+            self._kept = (settings, texts, columns, runs, latest, word_terms)
         return found

@@ -35,6 +35,7 @@ __all__ = [
     "lowered_runs",
     "query_terms",
     "stem",
+    "tally",
     "term_of",
     "term_search",
     "word_starts",
@@ -247,26 +248,40 @@ def count_terms(
 
 
 def count_words(
-    wanted: list[str], texts: Sequence[str], *, stemming: bool, stop_words: bool
+    wanted: list[str],
+    texts: Sequence[str],
+    *,
+    stemming: bool,
+    stop_words: bool,
+    tallies: Sequence[dict[str, int] | None] = (),
+    word_terms: dict[str, str | None] | None = None,
 ) -> dict[int, list[int]]:
-    """:func:`count_terms` text by text: each text's words found in one regex pass and tallied, then
-    each distinct word counted for its term; the path for a short list, where one pass over a text's
-    words costs less than a search for each term (a chat session's new texts)."""
+    """:func:`count_terms` text by text: each text's words found in one regex pass and tallied
+    (:func:`tally`; ``tallies``: a caller's, by text position, where at hand), then each distinct word
+    counted for its term (``word_terms``: a caller's memo of words' terms, added to); the path for a
+    short list, where one pass over a text's words costs less than a search for each term (a chat
+    session's new texts)."""
     index_of = {term: index for index, term in enumerate(wanted)}
-    indexes: dict[str, int | None] = {}  # word -> the index of its term, None if not wanted; this call only
+    terms = {} if word_terms is None else word_terms
     counts: dict[int, list[int]] = {}
     for doc, text in enumerate(texts):
+        found = tallies[doc] if doc < len(tallies) else None
         row = None
-        for word, times in Counter(_WORD.findall(text.lower())).items():
-            index = indexes.get(word, -1)
-            if index == -1:
-                term = term_of(word, stemming=stemming, stop_words=stop_words)
-                index = indexes[word] = None if term is None else index_of.get(term)
+        for word, times in (tally(text) if found is None else found).items():
+            term = terms.get(word, "")
+            if term == "":  # no term is empty
+                term = terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
+            index = None if term is None else index_of.get(term)
             if index is not None:
                 if row is None:
                     row = counts[doc] = [0] * len(wanted)
                 row[index] += times
     return counts
+
+
+def tally(text: str) -> dict[str, int]:
+    """How often ``text`` holds each of its words (lower-cased)."""
+    return Counter(_WORD.findall(text.lower()))
 
 
 def word_starts(wanted: Iterable[str], corpus: str) -> set[int]:
