@@ -25,9 +25,11 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   only with its own call's read (the kept read's roles are the very list it was given), so a call
   never mixes another thread's read into its own.
 - **the relevance term's counts** (:class:`~cupel.scorers.term_counts.TermCounts`): the last call's older
-  turns' texts, their lower-cased copy and how often each held each query term, so that on a
-  transcript that grew only the new turns are searched for the terms searched before (a new term is
-  searched for in every turn, in the kept lower-cased copy of those that did not change).
+  turns' texts and their lower-cased copy, how often each held each term of the latest queries (up to
+  ``KEPT_TERMS`` terms and ``KEPT_COUNTS`` counts), the word tallies of the latest turns and each word's
+  term (up to ``KEPT_WORDS`` words), so that on a transcript that grew a term asked for before is
+  counted in the new turns only (one not asked for in 64 turns is searched for again), and a new term
+  in every turn, in the kept lower-cased copy of those that did not change.
 
 Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
 same. A session may be shared between threads (a lock guards each replacement, and what it keeps is

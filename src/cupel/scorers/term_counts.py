@@ -43,11 +43,13 @@ class TermCounts:
     column lags :data:`~cupel.scorers.terms.WHOLE_LIST_MINIMUM` texts or more) in every text,
     searching the lowered texts it kept (:func:`lowered_runs`) for those that did not change.
     It keeps the columns (a count per text) of the terms of the latest calls, this call's first, up to
-    :data:`KEPT_TERMS` terms and :data:`KEPT_COUNTS` counts, for one pair of analysis settings, and the
-    texts and their lowered runs (about the texts' size again); all replaced whole under a lock and
-    never changed in place, so threads sharing it see one call's counts or the next's. A chat session
-    holds one (a conversation's queries share many of their terms); the counts are the same with it or
-    without (a test compares).
+    :data:`KEPT_TERMS` terms and :data:`KEPT_COUNTS` counts, for one pair of analysis settings; the
+    texts and their lowered runs (about the texts' size again); the word tallies of the texts it last
+    tallied (a term it knows is counted in the few texts its column lacks from these); and each word's
+    term, up to :data:`KEPT_WORDS` words. All but that memo (which only grows, the same word always
+    having the same term) are replaced whole under a lock and never changed in place, so threads
+    sharing it see one call's counts or the next's. A chat session holds one (a conversation's queries
+    share many of their terms); the counts are the same with it or without (a test compares).
     """
 
     __slots__ = ("_kept", "_lock")
