@@ -21,8 +21,7 @@ TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any, ClassVar, NamedTuple
 
-_ReadOnlyMap = ReadOnlyMap  # the names the rest of the package imports
-_EMPTY_MAP = EMPTY_MAP
+_ReadOnlyMap, _EMPTY_MAP = ReadOnlyMap, EMPTY_MAP  # the names the rest of the package imports
 
 __all__ = [
     "ContextBudget",
@@ -299,9 +298,10 @@ class ContextItem(WireFormat, Frozen):
         setter(self, "_timestamp_us", timestamp_us)
 
     if not TYPE_CHECKING:  # fields a trusted batch may leave unset (cupel._trusted), made when first read
-        __getattr__ = made_on_read_fields(
+        __getattr__ = made_on_read_fields(  # the timestamp from its microseconds, the others their defaults
+            {"kind": ContextKind.MESSAGE, "source": ContextSource.CHAT, "pinned": False}
+            | dict.fromkeys(("priority", "future_relevance_hint", "original_tokens")),
             timestamp=lambda item: _EPOCH + timedelta(0, 0, item._timestamp_us),
-            **dict.fromkeys(("priority", "future_relevance_hint", "original_tokens"), lambda _: None),
         )
 
     def replace(self, **changes: Any) -> ContextItem:
