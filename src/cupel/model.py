@@ -21,7 +21,8 @@ TYPE_CHECKING = False  # typing itself is not imported: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any, ClassVar, NamedTuple
 
-_ReadOnlyMap, _EMPTY_MAP = ReadOnlyMap, EMPTY_MAP  # the names the rest of the package imports
+_ReadOnlyMap = ReadOnlyMap  # the names the rest of the package imports
+_EMPTY_MAP = EMPTY_MAP
 
 __all__ = [
     "ContextBudget",
@@ -306,15 +307,13 @@ class ContextItem(WireFormat, Frozen):
 
     def replace(self, **changes: Any) -> ContextItem:
         """Return a new item with ``changes`` applied; this item is left as it is."""
-        unknown = set(changes).difference(_ITEM_FIELDS)
+        fields = ContextItem.__match_args__[:-1]  # the public fields, in order
+        unknown = set(changes).difference(fields)
         if unknown:
             raise CupelTypeError(f"ContextItem has no field(s) {sorted(unknown)}")
-        values = {name: getattr(self, name) for name in _ITEM_FIELDS}
+        values = {name: getattr(self, name) for name in fields}
         values.update(changes)
         return ContextItem(values.pop("content"), values.pop("tokens"), **values)  # popped, then the rest
-
-
-_ITEM_FIELDS = ContextItem.__match_args__[:-1]  # the public fields, in order
 
 
 class ContextBudget(WireFormat, Frozen):
