@@ -226,19 +226,23 @@ def _by_candidate(
         kept_relevance[position] = relevance[candidate] if inside and relevance is not None else None
     candidates, reasons = left
     firsts, lasts = list(map(starts.__getitem__, candidates)), list(map(ends.__getitem__, candidates))
-    values = [list(map(scores.__getitem__, candidates)), reasons, [None] * len(candidates)]
+    values: list[list[Any]] = [list(map(scores.__getitem__, candidates)), reasons]
     if relevance is not None:
-        values[2] = list(map(relevance.__getitem__, candidates))
+        values.append(list(map(relevance.__getitem__, candidates)))
     if outcome.reasons:
         at = sum(map((1.0).__le__, values[0]))  # past the leading candidates scored 1.0 or more
         ruled = sorted(outcome.reasons)
         firsts[at:at], lasts[at:at] = ruled, [position + 1 for position in ruled]
-        values[0][at:at], values[2][at:at] = [1.0] * len(ruled), [None] * len(ruled)
-        values[1][at:at] = map(outcome.reasons.__getitem__, ruled)
+        inserted: list[list[Any]] = [[1.0] * len(ruled), list(map(outcome.reasons.__getitem__, ruled))]
+        inserted.append([None] * len(ruled))
+        for column, more in zip(values, inserted, strict=False):  # no relevance column: two
+            column[at:at] = more
     counts = list(map(sub, lasts, firsts))
-    unit_scores, unit_reasons, unit_relevance = (chain.from_iterable(map(repeat, v, counts)) for v in values)
+    spread = [chain.from_iterable(map(repeat, column, counts)) for column in values]
     positions = chain.from_iterable(map(range, firsts, lasts))
-    excluded = (sum(counts), map(items.__getitem__, positions), unit_scores, unit_reasons, unit_relevance)
+    # Without relevance the entries leave it unset: None when read (ExcludedItem).
+    unit_relevance = spread[2] if relevance is not None else None
+    excluded = (sum(counts), map(items.__getitem__, positions), spread[0], spread[1], unit_relevance)
     return (kept_scores, kept_relevance), excluded
 
 
