@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import math
-import pickle
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -233,13 +232,6 @@ def test_batched_records_equal_validated_ones(messages: list[str]) -> None:
     items = [ContextItem(content=message or "x", tokens=1) for message in messages]
     entries = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons)
     assert entries == [ExcludedItem(item, 0.5, reason) for item, reason in zip(items, reasons, strict=True)]
-    # Relevance given as None is left unset, and reads as the default (None) once read.
-    unset = trusted_batch(ExcludedItem)(len(items), items, repeat(0.5), reasons, None)
-    copied = [pickle.loads(pickle.dumps(entry)) for entry in unset]  # read while still unset
-    assert [(entry.item.content, entry.score, entry.reason, entry.relevance) for entry in copied] == [
-        (entry.item.content, entry.score, entry.reason, None) for entry in entries
-    ]
-    assert unset == entries and all(entry.relevance is None for entry in unset)
     duplicates = deduplicated_batch(len(messages), messages)
     assert duplicates == [Deduplicated(message) for message in messages]
     assert [reason.describe() for reason in duplicates] == [Deduplicated(m).describe() for m in messages]

@@ -240,8 +240,7 @@ def _by_candidate(
     counts = list(map(sub, lasts, firsts))
     spread = [chain.from_iterable(map(repeat, column, counts)) for column in values]
     positions = chain.from_iterable(map(range, firsts, lasts))
-    # Without relevance the entries leave it unset: None when read (ExcludedItem).
-    unit_relevance = spread[2] if relevance is not None else None
+    unit_relevance = spread[2] if relevance is not None else repeat(None)
     excluded = (sum(counts), map(items.__getitem__, positions), spread[0], spread[1], unit_relevance)
     return (kept_scores, kept_relevance), excluded
 

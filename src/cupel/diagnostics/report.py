@@ -6,10 +6,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import not_
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from cupel import _numeric
-from cupel._frozen import made_on_read_fields
 from cupel._score_order import descending_indices
 from cupel._trusted import trusted_batch
 from cupel._wire_format import (
@@ -68,9 +67,6 @@ class ExcludedItem:
     score: float
     reason: ExclusionReason
     relevance: float | None = None
-
-    if not TYPE_CHECKING:  # a batch without relevance leaves it unset (cupel._trusted): None when read
-        __getattr__ = made_on_read_fields({"relevance": None})
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,14 +134,9 @@ def deferred_report(
 
 
 ExcludedColumns = tuple[
-    int,
-    Iterable[ContextItem],
-    Iterable[float],
-    Iterable[ExclusionReason | None],
-    Iterable[float | None] | None,
+    int, Iterable[ContextItem], Iterable[float], Iterable[ExclusionReason | None], Iterable[float | None]
 ]
-"""The left-out entries as columns, in report order: how many, then items, scores, reasons, relevance
-(``None``: none has one)."""
+"""The left-out entries as columns, in report order: how many, then items, scores, reasons, relevance."""
 
 
 def report_of_columns(
