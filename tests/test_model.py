@@ -267,9 +267,12 @@ def test_an_item_built_in_a_batch_makes_its_timestamp_from_microseconds_when_rea
     timestamp_at = ContextItem.__match_args__.index("timestamp")
     columns: list[object] = [[value] for value in fields]
     columns[timestamp_at] = None  # left unset: made from _timestamp_us on first read
-    for name in ("priority", "future_relevance_hint", "original_tokens"):  # left unset: None on read
+    # Left unset: the constructor's default on first read (None, a message from a chat, unpinned).
+    for name in ("priority", "future_relevance_hint", "original_tokens", "kind", "source", "pinned"):
         columns[ContextItem.__match_args__.index(name)] = None
     (built,) = trusted_batch(ContextItem)(1, *columns)
+    assert (built.kind, built.source, built.pinned) == ("Message", "Chat", False)
+    assert type(built.kind) is ContextKind and type(built.source) is ContextSource
     assert built._timestamp_us == epoch_microseconds(stamp)
     assert built.timestamp == stamp and built.timestamp.tzinfo is UTC
     assert built.timestamp is built.timestamp  # made once, kept

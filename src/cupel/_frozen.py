@@ -229,16 +229,23 @@ def _record_hash(self: Record) -> int:
 _NO_VALUE = object()
 
 
-def made_on_read_fields(**makers: Callable[[Any], object]) -> Callable[[Any, str], Any]:
+def made_on_read_fields(
+    defaults: Mapping[str, object] | None = None, /, **makers: Callable[[Any], object]
+) -> Callable[[Any, str], Any]:
     """A record's ``__getattr__`` for fields a trusted batch may leave unset (``cupel._trusted``): field
-    ``name`` is then ``makers[name](record)``, made when first read and kept in its slot (two threads
-    reading it first may each make it, equal values, and one is kept); any other name is missing."""
+    ``name`` is then ``makers[name](record)`` (or ``defaults[name]``), made when first read and kept in
+    its slot (two threads reading it first may each make it, equal values, and one is kept); any other
+    name is missing."""
+    fixed = {} if defaults is None else dict(defaults)
 
     def __getattr__(self: Any, name: str) -> Any:
         make = makers.get(name)
-        if make is None:
+        if make is not None:
+            value = make(self)
+        elif name in fixed:
+            value = fixed[name]
+        else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = make(self)
         object.__setattr__(self, name, value)  # into the slot, past the frozen record's guard
         return value
 

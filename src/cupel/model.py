@@ -299,22 +299,21 @@ class ContextItem(WireFormat, Frozen):
         setter(self, "_timestamp_us", timestamp_us)
 
     if not TYPE_CHECKING:  # fields a trusted batch may leave unset (cupel._trusted), made when first read
-        __getattr__ = made_on_read_fields(
+        __getattr__ = made_on_read_fields(  # the timestamp from its microseconds, the others their defaults
+            {"kind": ContextKind.MESSAGE, "source": ContextSource.CHAT, "pinned": False}
+            | dict.fromkeys(("priority", "future_relevance_hint", "original_tokens")),
             timestamp=lambda item: _EPOCH + timedelta(0, 0, item._timestamp_us),
-            **dict.fromkeys(("priority", "future_relevance_hint", "original_tokens"), lambda _: None),
         )
 
     def replace(self, **changes: Any) -> ContextItem:
         """Return a new item with ``changes`` applied; this item is left as it is."""
-        unknown = set(changes).difference(_ITEM_FIELDS)
+        fields = ContextItem.__match_args__[:-1]  # the public fields, in order
+        unknown = set(changes).difference(fields)
         if unknown:
             raise CupelTypeError(f"ContextItem has no field(s) {sorted(unknown)}")
-        values = {name: getattr(self, name) for name in _ITEM_FIELDS}
+        values = {name: getattr(self, name) for name in fields}
         values.update(changes)
         return ContextItem(values.pop("content"), values.pop("tokens"), **values)  # popped, then the rest
-
-
-_ITEM_FIELDS = ContextItem.__match_args__[:-1]  # the public fields, in order
 
 
 class ContextBudget(WireFormat, Frozen):

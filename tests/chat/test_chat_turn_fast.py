@@ -27,7 +27,7 @@ from tests.chat._transcripts import (
 from tests.profiles import examples
 
 from cupel import OverflowStrategy, Pipeline
-from cupel.chat import ChatOptions, ChatSession, messages_to_items, select_messages
+from cupel.chat import ChatOptions, ChatSession, message_token_counts, messages_to_items, select_messages
 from cupel.chat.choose_units import select_turns
 from cupel.chat.read import MESSAGES_KEY
 from cupel.chat.session import count_texts_once
@@ -141,6 +141,106 @@ def test_a_long_plain_transcript_keeps_what_the_reference_keeps(budget: int) -> 
     assert [id(message) for message in result.messages] == [id(message) for message in kept]
     if budget in (300, 100_000):
         assert _report(result.report) == _report(choice.report(bound.scorer))
+
+
+def _turns_reports(
+    messages: list[dict[str, Any]], budget: int, pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
+) -> tuple[object, object] | None:
+    """The report of the older turns read per candidate and the one spread over units (the reference
+    within the columns), or ``None`` where the selection raises or the run is not over older turns."""
+    import dataclasses
+
+    from cupel.chat import render
+
+    seen: list[tuple[Any, ...]] = []
+    original = render.turns_report
+    monkeypatch.setattr(
+        render, "turns_report", lambda *arguments: seen.append(arguments) or original(*arguments)
+    )
+    try:
+        assert select_messages(messages, budget, pipeline, strategy="turns").report is not None
+    except CupelError:
+        return None
+    finally:
+        monkeypatch.undo()
+    records, outcome, bound = seen[0]
+    if outcome.spans is None or outcome.run is None:
+        return None
+    by_units = dataclasses.replace(outcome, spans=None)
+    fast, reference = (
+        render.turns_report(records, outcome, bound),
+        render.turns_report(records, by_units, bound),
+    )
+    return (None if fast is None else _report(fast)), (None if reference is None else _report(reference))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    st.lists(st.integers(0, 30), min_size=1, max_size=40),
+    st.integers(5, 95),
+    pipelines,
+    st.sampled_from([{"user": 1.0}, {"user": 2.0, "assistant": 1.0}, {"assistant": 0.5}]),
+    st.booleans(),
+    st.integers(0, 1),
+)
+def test_older_turns_read_per_candidate_report_what_the_unit_columns_report(
+    lengths: list[int],
+    percent: int,
+    pipeline: Pipeline,
+    weights: dict[str, float],
+    long_answer: bool,
+    shift: int,
+) -> None:
+    # Plain turns (each a run of units, the first a preamble with ``shift``); tag weights tie scores at
+    # 1.0 with the units a rule left out of a latest turn too long to keep whole (a long answer).
+    messages = [{"role": "system", "content": "Be brief."}]
+    messages += [
+        {
+            "role": "user" if (index + shift) % 2 == 0 else "assistant",
+            "content": f"{index} " + "word " * length,
+        }
+        for index, length in enumerate(lengths)
+    ]
+    if long_answer:
+        messages += [{"role": "user", "content": "Go on."}, {"role": "assistant", "content": "word " * 200}]
+    budget = sum(message_token_counts(messages)) * percent // 100  # older turns to choose among
+    truncating = Pipeline.from_policy(replace(chat(), overflow_strategy=OverflowStrategy.TRUNCATE))
+    tagged = Pipeline(
+        TagScorer(weights), GreedySlice(), ChronologicalPlacer(), overflow_strategy=OverflowStrategy.TRUNCATE
+    )
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for chosen in (pipeline, truncating, tagged):
+            found = _turns_reports(messages, budget, chosen, monkeypatch)
+            if found is not None:
+                assert found[0] == found[1]
+
+
+def test_units_a_rule_left_out_come_between_the_older_turns_scored_1_and_below() -> None:
+    # The preamble scores 0, the older turn 1.0; the latest turn's long answer is left out by a rule.
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "assistant", "content": "Hello, how can I help?"},
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": "two two"},
+        {"role": "user", "content": "Go on."},
+        {"role": "assistant", "content": "word " * 200},
+    ]
+    tagged = Pipeline(
+        TagScorer({"user": 1.0}),
+        GreedySlice(),
+        ChronologicalPlacer(),
+        overflow_strategy=OverflowStrategy.TRUNCATE,
+    )
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        found = _turns_reports(messages, 20, tagged, monkeypatch)
+    assert found is not None and found[0] == found[1]
+    report = select_messages(messages, 20, tagged, strategy="turns").report
+    assert [(entry.item.content[:3], entry.score) for entry in report.excluded] == [
+        ("[2]", 1.0),
+        ("[3]", 1.0),
+        ("[5]", 1.0),
+        ("[1]", 0.0),
+    ]
 
 
 class _Counting:

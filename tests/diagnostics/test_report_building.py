@@ -294,6 +294,16 @@ def test_batch_budget_reasons_when_every_item_exceeded_what_was_left(
     _check_budget_reasons(attribution, tokens, [row[1] for row in rows], available)
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(_ATTRIBUTIONS, st.lists(st.tuples(st.integers(0, 60), _SCORES), max_size=40), st.integers(-3, 60))
+def test_batch_budget_reasons_when_every_item_had_the_same_tokens_left(
+    attribution: SliceAttribution, rows: list[tuple[int, float]], left: int
+) -> None:
+    # A fill's tail: everything after the last item that fitted saw the same amount left.
+    tokens = [row[0] for row in rows]
+    _check_budget_reasons(attribution, tokens, [row[1] for row in rows], [left] * len(rows))
+
+
 def test_exclusions_for_one_reason_share_one_reason_and_one_event() -> None:
     # Every candidate is 30 tokens against a target of 100: three fit, the rest exceed what is left.
     items = [ContextItem(f"item {index}", 30, priority=index) for index in range(50)]

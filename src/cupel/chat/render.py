@@ -12,10 +12,11 @@ transcript holds, with what clearing one would save, :func:`replaced` writes the
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from itertools import chain, compress, filterfalse, repeat
-from operator import itemgetter, setitem, sub
+from itertools import chain, compress, repeat
+from operator import setitem, sub
 from typing import Any, Generic, TypeVar
 
 from cupel._gc_pause import collector_paused
@@ -26,11 +27,11 @@ from cupel.chat.parse import SYSTEM_ROLES, MessageView, parse_message
 from cupel.chat.read import INDICES_KEY, MESSAGES_KEY, ROLES_KEY, _as_list, _sequence, parsed_costs
 from cupel.chat.session import count_texts_once
 from cupel.chat.units import TurnRecords, unit_item, unit_items
-from cupel.diagnostics.attribution import SliceAttribution
+from cupel.diagnostics.attribution import left_out_reasons
 from cupel.diagnostics.events import TraceEvent
 from cupel.diagnostics.hooks import active_sink, installed
 from cupel.diagnostics.reasons import ExclusionReason
-from cupel.diagnostics.report import SelectionReport, report_of_columns
+from cupel.diagnostics.report import ExcludedColumns, SelectionReport, report_of_columns
 from cupel.errors import (
     BudgetOverflowError,
     CupelTypeError,
@@ -177,54 +178,79 @@ def turns_report(records: TurnRecords, outcome: TurnOutcome, pipeline: Pipeline)
     if outcome.by_pipeline:
         return None
     count = len(records.tokens)
+    run = outcome.run
+    left = None if run is None else _older_reasons(run, pipeline)
+    if run is not None and left is None:
+        return None
+    pinned = records.pinned_units(outcome.system)
+    sizes = (pinned, records.tokens)
+    spans = outcome.spans
+    if run is not None and left is not None and spans is not None and len(spans[0]) == len(run.tokens):
+        # Older turns alone, each a run of units: their units leave in the order the run ranked them.
+        items = unit_items(records, pinned, outcome.system)
+        numbers, excluded = _by_candidate(outcome, run, spans, left, items)
+        return report_of_columns(items, outcome.kept, sizes, numbers, (), excluded)
     reasons: list[ExclusionReason | None] = [None] * count  # by unit position
     for position, reason in outcome.reasons.items():
         reasons[position] = reason
     scores = [1.0] * count
     relevance: list[float | None] = [None] * count
-    run = outcome.run
-    if run is not None:
-        by_candidate = _older_reasons(run, pipeline)
-        if by_candidate is None:
-            return None
+    if run is not None and left is not None:
+        by_candidate: list[ExclusionReason | None] = [None] * len(run.tokens)
+        deque(map(setitem, repeat(by_candidate), *left), maxlen=0)
         _on_units(outcome, [(reasons, by_candidate), (scores, run.scores), (relevance, run.relevance)])
-    pinned = records.pinned_units(outcome.system)
     items = unit_items(records, pinned, outcome.system)
-    return report_of_columns(items, outcome.kept, (pinned, records.tokens), (scores, relevance), reasons)
+    return report_of_columns(items, outcome.kept, sizes, (scores, relevance), reasons)
 
 
-def _older_reasons(run: ColumnRun, pipeline: Pipeline) -> list[ExclusionReason | None] | None:
-    """Each older candidate's reason (``None`` for a chosen one) as a traced run of the older turns'
-    pipeline gives it; ``None`` if it cannot tell."""
-    tokens = run.tokens
-    by_candidate: list[ExclusionReason | None] = [None] * len(tokens)
+def _by_candidate(
+    outcome: TurnOutcome,
+    run: ColumnRun,
+    spans: tuple[list[int], list[int]],
+    left: tuple[list[int], list[Any]],
+    items: Sequence[ContextItem],
+) -> tuple[tuple[dict[int, float], dict[int, float | None]], ExcludedColumns]:
+    """:func:`turns_report`'s unit columns read per older candidate: the kept units' scores and
+    relevance, and the left-out units' entry columns (of ``items``, by position) in the order the
+    reference sorts them (score descending, ties by position, NaN last). The run ranked the candidates
+    so, ties by candidate, and each is a run of units after the one before; a unit a rule left out
+    (score 1.0) comes after the left-out candidates scored 1.0 or more."""
+    starts, ends = spans
+    scores, relevance = run.scores, run.relevance
+    kept_scores: dict[int, float] = {}
+    kept_relevance: dict[int, float | None] = {}
+    for position in compress(range(len(outcome.kept)), outcome.kept):
+        candidate = bisect_right(starts, position) - 1
+        inside = candidate >= 0 and position < ends[candidate]
+        kept_scores[position] = scores[candidate] if inside else 1.0
+        kept_relevance[position] = relevance[candidate] if inside and relevance is not None else None
+    candidates, reasons = left
+    firsts, lasts = list(map(starts.__getitem__, candidates)), list(map(ends.__getitem__, candidates))
+    values: list[list[Any]] = [list(map(scores.__getitem__, candidates)), reasons]
+    if relevance is not None:
+        values.append(list(map(relevance.__getitem__, candidates)))
+    if outcome.reasons:
+        at = sum(map((1.0).__le__, values[0]))  # past the leading candidates scored 1.0 or more
+        ruled = sorted(outcome.reasons)
+        firsts[at:at], lasts[at:at] = ruled, [position + 1 for position in ruled]
+        inserted: list[list[Any]] = [[1.0] * len(ruled), list(map(outcome.reasons.__getitem__, ruled))]
+        inserted.append([None] * len(ruled))
+        for column, more in zip(values, inserted, strict=False):  # no relevance column: two
+            column[at:at] = more
+    counts = list(map(sub, lasts, firsts))
+    spread = [chain.from_iterable(map(repeat, column, counts)) for column in values]
+    positions = chain.from_iterable(map(range, firsts, lasts))
+    unit_relevance = spread[2] if relevance is not None else repeat(None)
+    excluded = (sum(counts), map(items.__getitem__, positions), spread[0], spread[1], unit_relevance)
+    return (kept_scores, kept_relevance), excluded
+
+
+def _older_reasons(run: ColumnRun, pipeline: Pipeline) -> tuple[list[int], list[ExclusionReason]] | None:
+    """The older candidates left out, in the run's order, and each one's reason as a traced run of the
+    older turns' pipeline gives it; ``None`` if it cannot tell."""
     if len(run.chosen) == len(run.order):
-        return by_candidate
-    detailed = getattr(pipeline.slicer, "slice_indices_detailed", None)
-    if detailed is None:
-        return None
-    scores = run.scores
-    chosen, skipped = detailed(run.order, tokens, scores, run.budget)
-    target = run.budget.target_tokens
-    attribution = SliceAttribution.of_selection(
-        target,
-        target,
-        None,
-        sum(map(tokens.__getitem__, chosen)),
-        list(map(scores.__getitem__, chosen)),
-        type(pipeline.slicer).__name__,
-    )
-    selected = set(chosen)
-    left_out = list(filterfalse(selected.__contains__, run.order))
-    left_tokens = list(map(tokens.__getitem__, left_out))
-    if list(map(itemgetter(0), skipped)) == left_out:  # each left out explained, in order (greedy)
-        explained: list[int | None] = list(map(itemgetter(1), skipped))
-    else:
-        explained = list(map(dict(skipped).get, left_out))
-    # Equal reasons come back as one shared object (they are immutable values).
-    found = attribution.budget_reasons(left_tokens, list(map(scores.__getitem__, left_out)), explained)
-    deque(map(setitem, repeat(by_candidate), left_out, found), maxlen=0)
-    return by_candidate
+        return [], []
+    return left_out_reasons(pipeline.slicer, run.order, run.tokens, run.scores, run.budget)
 
 
 def _on_units(outcome: TurnOutcome, columns: list[tuple[list[Any], Sequence[Any] | None]]) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, islice, repeat
 from itertools import count as naturals
 from operator import eq, gt, sub
 from typing import Any
@@ -334,6 +334,9 @@ def turn_presence(
 
 
 _items = trusted_batch(ContextItem)
+_SET_KIND = ContextItem.__dict__["kind"].__set__
+_SET_PINNED = ContextItem.__dict__["pinned"].__set__
+_SYSTEM = ContextKind.SYSTEM_PROMPT
 _EPOCH_US = epoch_microseconds(SYNTHETIC_EPOCH)
 
 
@@ -342,16 +345,14 @@ def _micros(positions: range) -> range:
     return range(_EPOCH_US + positions.start * 1_000_000, _EPOCH_US + positions.stop * 1_000_000, 1_000_000)
 
 
-def _unit_kinds(records: TurnRecords, system: Sequence[int], start: int) -> list[ContextKind]:
-    """The kinds of units ``start`` onwards, as :func:`unit_item` gives them (``system``: the system
-    units' positions, ascending)."""
-    kinds = [ContextKind.MESSAGE] * (len(records.tokens) - start)
-    for position in system[bisect_left(system, start) :]:
-        kinds[position - start] = ContextKind.SYSTEM_PROMPT
+def _unit_kinds(records: TurnRecords, system: Sequence[int], start: int) -> dict[int, ContextKind]:
+    """The kinds of units ``start`` onwards that are not a message's, by offset from ``start``, as
+    :func:`unit_item` gives them (``system``: the system units' positions, ascending)."""
+    kinds = dict.fromkeys([position - start for position in system[bisect_left(system, start) :]], _SYSTEM)
     if records.units is not None:
-        for position, unit in enumerate(records.units[start:]):
-            if len(unit) > 1 and kinds[position] is ContextKind.MESSAGE:
-                kinds[position] = ContextKind.TOOL_OUTPUT
+        for offset, unit in enumerate(records.units[start:]):
+            if len(unit) > 1:
+                kinds.setdefault(offset, ContextKind.TOOL_OUTPUT)
     return kinds
 
 
@@ -384,13 +385,13 @@ def _single_items(
     roles = records.columns.roles[start:] if start else records.columns.roles
     role_tags: dict[str, tuple[str, ...]] = {role: (role,) for role in set(roles)}
     return _build(
-        count - start,
+        (count, start),
         records.columns.renderings(start),
-        records.tokens[start:],
+        records.tokens[start:] if start else records.tokens,
         _unit_kinds(records, system, start),
         map(role_tags.__getitem__, roles),
         made_on_read(_metadata_of(records), range(start, count), count - start),
-        pinned[start:],
+        pinned,
         _micros(range(start, count)),
     )
 
@@ -407,42 +408,38 @@ def _unit_items(
     rendering = records.columns.rendering
     unit_roles = [records.roles(position) for position in range(start, count)]
     return _build(
-        count - start,
+        (count, start),
         ["\n".join(map(rendering, unit)) for unit in units],
-        records.tokens[start:],
+        records.tokens[start:] if start else records.tokens,
         _unit_kinds(records, system, start),
         [tuple(dict.fromkeys(roles)) for roles in unit_roles],
         made_on_read(_metadata_of(records), range(start, count), count - start),
-        pinned[start:],
+        pinned,
         list(map(micros.__getitem__, firsts)),
     )
 
 
 def _build(
-    count: int,
+    span: tuple[int, int],
     contents: Iterable[str],
     tokens: list[int],
-    kinds: list[ContextKind],
+    kinds: Mapping[int, ContextKind],
     tags: Iterable[tuple[str, ...]],
     metadata: Sequence[Mapping[str, object]],
     pinned: list[bool],
-    micros: Sequence[int],
+    micros: Iterable[int],
 ) -> list[ContextItem]:
-    """``count`` items from their columns (the fields a unit's item does not share with every other);
-    each timestamp is made from its microseconds, and the fields left at their defaults (no priority,
-    hint or original tokens) are made, when first read (:class:`~cupel.ContextItem`)."""
-    return _items(
-        count,
-        contents,
-        tokens,
-        kinds,
-        repeat(ContextSource.CHAT),
-        None,  # priority, timestamp, hint and original tokens: made when first read (ContextItem)
-        tags,
-        metadata,
-        None,
-        None,
-        pinned,
-        None,
-        micros,
+    """The items of units ``span[1]`` to ``span[0] - 1`` from their columns (the fields a unit's item
+    does not share with every other; ``kinds`` by offset where not a message's, ``pinned`` by unit
+    position); each timestamp is made from its microseconds, and the fields left at their defaults
+    (a message from a chat, unpinned, no priority, hint or original tokens) are made when first read
+    (:class:`~cupel.ContextItem`): a column pass each would cost as much as the contents' own."""
+    count, start = span
+    items = _items(
+        count - start, contents, tokens, None, None, None, tags, metadata, None, None, None, None, micros
     )
+    for offset, kind in kinds.items():
+        _SET_KIND(items[offset], kind)
+    for position in compress(range(start, count), islice(pinned, start, None)):
+        _SET_PINNED(items[position - start], True)
+    return items

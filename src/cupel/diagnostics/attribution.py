@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import count
-from operator import attrgetter, gt
+from itertools import count, filterfalse, repeat
+from operator import attrgetter, gt, itemgetter
 from typing import Any
 
 from cupel import _numeric
@@ -31,9 +31,9 @@ from cupel.diagnostics.reasons import (
     budget_exceeded,
     budget_exceeded_batch,
 )
-from cupel.model import ContextItem
+from cupel.model import ContextBudget, ContextItem
 
-__all__ = ["SliceAttribution", "truncation_reason"]
+__all__ = ["SliceAttribution", "left_out_reasons", "truncation_reason"]
 
 # Keys of the shared reasons in SliceAttribution.budget_reasons besides (tokens, available) pairs.
 _OVERRIDE = object()
@@ -147,11 +147,16 @@ class SliceAttribution:
             and all(map(gt, item_tokens, available))  # type: ignore[arg-type]  # no None, checked
         ):
             # The common case, decided by C-level passes: every item exceeded what was left.
+            shared: list[ExclusionReason] = []
+            if available.count(available[0]) == len(available):  # one amount left for all: by tokens
+                by_tokens = dict.fromkeys(item_tokens)
+                slots_by_tokens = dict(zip(by_tokens, count()))
+                shared.extend(budget_exceeded_batch(len(by_tokens), by_tokens, repeat(available[0])))
+                return shared, list(map(slots_by_tokens.__getitem__, item_tokens))
             keys = list(zip(item_tokens, available, strict=True))
             first = dict.fromkeys(keys)  # the distinct pairs, in order of first occurrence
             position = dict(zip(first, count()))
             distinct_tokens, distinct_available = zip(*first, strict=True)
-            shared: list[ExclusionReason] = []
             shared.extend(budget_exceeded_batch(len(first), distinct_tokens, distinct_available))
             return shared, list(map(position.__getitem__, keys))
         leftover = self.leftover
@@ -225,6 +230,39 @@ class SliceAttribution:
         if self.lowest_selected is not None and nan_last(score) < self.lowest_selected:
             return ScoredTooLow(score, self.lowest_selected)
         return Filtered(self.slicer_name)
+
+
+def left_out_reasons(
+    slicer: object, order: list[int], tokens: list[int], scores: list[float], budget: ContextBudget
+) -> tuple[list[int], list[ExclusionReason]] | None:
+    """The candidates ``slicer`` leaves out of ``order`` (their indices by score, as Stage 4 sorts
+    them) under ``budget`` (its target the effective one, nothing pinned), in that order, each with the
+    reason a traced run gives it; ``None`` for a slicer that cannot explain an index-list slice (no
+    ``slice_indices_detailed``)."""
+    detailed = getattr(slicer, "slice_indices_detailed", None)
+    if detailed is None:
+        return None
+    target = budget.target_tokens
+    chosen, skipped = detailed(order, tokens, scores, budget)
+    attribution = SliceAttribution.of_selection(
+        target,
+        target,
+        None,
+        sum(map(tokens.__getitem__, chosen)),
+        list(map(scores.__getitem__, chosen)),
+        type(slicer).__name__,
+    )
+    selected = set(chosen)
+    left_out = list(filterfalse(selected.__contains__, order))
+    if list(map(itemgetter(0), skipped)) == left_out:  # each left out explained, in order (greedy)
+        explained: list[int | None] = list(map(itemgetter(1), skipped))
+    else:
+        explained = list(map(dict(skipped).get, left_out))
+    # Equal reasons come back as one shared object (they are immutable values).
+    left_tokens = list(map(tokens.__getitem__, left_out))
+    return left_out, attribution.budget_reasons(
+        left_tokens, list(map(scores.__getitem__, left_out)), explained
+    )
 
 
 def _fits(tokens: int, target: int) -> bool:

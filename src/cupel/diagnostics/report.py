@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import not_
@@ -36,7 +36,14 @@ from cupel.diagnostics.events import CountRequirementShortfall, TraceEvent, even
 from cupel.diagnostics.reasons import ExclusionReason, InclusionReason, exclusion_reason_from_dict
 from cupel.model import ContextItem, ContextKind
 
-__all__ = ["ExcludedItem", "IncludedItem", "SelectionReport", "report_of_columns", "with_relevance"]
+__all__ = [
+    "ExcludedColumns",
+    "ExcludedItem",
+    "IncludedItem",
+    "SelectionReport",
+    "report_of_columns",
+    "with_relevance",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +133,21 @@ def deferred_report(
     return report
 
 
+ExcludedColumns = tuple[
+    int, Iterable[ContextItem], Iterable[float], Iterable[ExclusionReason | None], Iterable[float | None]
+]
+"""The left-out entries as columns, in report order: how many, then items, scores, reasons, relevance."""
+
+
 def report_of_columns(
     items: Sequence[ContextItem],
     kept: Sequence[bool],
     sizes: tuple[Sequence[bool], Sequence[int]],
-    numbers: tuple[Sequence[float], Sequence[float | None]],
+    numbers: tuple[
+        Mapping[int, float] | Sequence[float], Mapping[int, float | None] | Sequence[float | None]
+    ],
     exclusions: Sequence[ExclusionReason | None],
+    excluded: ExcludedColumns | None = None,
 ) -> SelectionReport:
     """A report over candidates given as columns by position: the kept in position order (a run
     that places them so), the others by score descending, ties in position order, NaN last.
@@ -139,7 +155,8 @@ def report_of_columns(
     ``sizes`` is whether each is pinned and its tokens (a kept one is Pinned, ZeroToken or Scored,
     as the pipeline reports); ``numbers`` its score and relevance (``None`` for none);
     ``exclusions`` its exclusion reason (read for the left out only). The entries are built as a
-    report-building run builds them, column by column.
+    report-building run builds them, column by column. A caller that knows the left-out entries in
+    that order gives them as ``excluded`` (``numbers`` then read for the kept only, ``exclusions`` not).
     """
     pinned, tokens = sizes
     scores, relevance = numbers
@@ -153,7 +170,15 @@ def report_of_columns(
         else InclusionReason.SCORED
         for position in included
     ]
-    excluded = _by_score(scores, list(compress(range(count), map(not_, kept))))
+    if excluded is None:
+        order = _by_score(scores, list(compress(range(count), map(not_, kept))))  # type: ignore[arg-type]
+        excluded = (
+            len(order),
+            map(items.__getitem__, order),
+            map(scores.__getitem__, order),
+            map(exclusions.__getitem__, order),
+            map(relevance.__getitem__, order),
+        )
     return SelectionReport(
         events=(),
         included=tuple(
@@ -165,15 +190,7 @@ def report_of_columns(
                 map(relevance.__getitem__, included),
             )
         ),
-        excluded=tuple(
-            _excluded_batch(
-                len(excluded),
-                map(items.__getitem__, excluded),
-                map(scores.__getitem__, excluded),
-                map(exclusions.__getitem__, excluded),
-                map(relevance.__getitem__, excluded),
-            )
-        ),
+        excluded=tuple(_excluded_batch(*excluded)),
         total_candidates=count,
         total_tokens_considered=sum(tokens),
     )
