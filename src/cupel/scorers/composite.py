@@ -80,10 +80,8 @@ class CompositeScorer(ScorerBase):
         fast = _numeric.weighted_sum(columns, self.normalized_weights)
         if fast is not None:
             return fast
-        first, *rest = zip(columns, self.normalized_weights, strict=True)
-        column, weight = first
-        result = [0.0 + score * weight for score in column]  # from 0.0, as the array twin sums
-        for column, weight in rest:
+        result = [0.0] * len(columns[0])
+        for column, weight in zip(columns, self.normalized_weights, strict=True):
             result = [total + score * weight for total, score in zip(result, column, strict=True)]
         return result
 

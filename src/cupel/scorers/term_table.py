@@ -142,18 +142,16 @@ class _WordTable:
             begin = ends[first - 1] - 1 if first else 0  # the line break before the piece's first text
             end = ends[last - 1]  # just past the line break after its last text
             is_word = self._word_mask(codes[begin:end]) if wide_words is None else wide_words[begin:end]
-            found = self._lookup(hashed, windows, is_word, begin)
-            if found is not None:
-                starts, terms = found
-                doc = np.searchsorted(np.asarray(ends[first:last], dtype=np.int64), starts, side="right")
-                part = table[first:last]
-                part += np.bincount(doc * self.terms + terms, minlength=part.size).reshape(part.shape)
+            starts, terms = self._lookup(hashed, windows, is_word, begin)
+            doc = np.searchsorted(np.asarray(ends[first:last], dtype=np.int64), starts, side="right")
+            part = table[first:last]
+            part += np.bincount(doc * self.terms + terms, minlength=part.size).reshape(part.shape)
             first = last
         return table
 
-    def _lookup(self, hashed: _Hashed, windows: Any, is_word: Any, begin: int) -> tuple[Any, Any] | None:
+    def _lookup(self, hashed: _Hashed, windows: Any, is_word: Any, begin: int) -> tuple[Any, Any]:
         """The offsets of the words of a piece (its word mask ``is_word``, from offset ``begin``) that
-        are the terms' words, ascending, and their terms' indexes; None for none."""
+        are the terms' words, ascending, and their terms' indexes."""
         np = self.np
         # Where each word starts, and its length (the piece begins and ends with a non-word unit);
         # only the words as long as one of the terms' are looked up.

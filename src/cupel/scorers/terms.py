@@ -10,8 +10,9 @@ text holds each query term is counted four ways, with the same counts (tests com
   words text by text instead;
 - :func:`~cupel.scorers.term_table.term_table`, whole-array passes (numpy) for a long list whose
   texts hold the terms often;
-- :class:`~cupel.scorers.term_counts.TermCounts` keeps one call's counts, so that a caller scoring a
-  list that grows (a chat session) counts only its new texts, and the terms it did not count before.
+- :class:`~cupel.scorers.term_counts.TermCounts` keeps the counts of the latest calls, so that a
+  caller scoring a list that grows (a chat session) counts only its new texts, and the terms it did
+  not count before.
 """
 
 from __future__ import annotations
