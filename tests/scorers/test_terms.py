@@ -69,14 +69,15 @@ _ASCII_TEXTS = _texts(
 
 @settings(max_examples=200, deadline=None)
 @given(
-    _TEXTS,
+    _ASCII_TEXTS | _TEXTS,
     st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
     st.booleans(),
     st.booleans(),
 )
-def test_the_array_passes_and_the_tally_count_as_the_reference(
+def test_the_tally_the_array_passes_and_the_compiled_search_count_as_the_reference(
     texts: list[str], query: str, stemming: bool, stop_words: bool
 ) -> None:
+    """ASCII texts are the ones the compiled search reads as bytes; the others too, narrowed."""
     wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
     options = {"stemming": stemming, "stop_words": stop_words}
     expected = terms.count_terms(wanted, texts, **options)
@@ -84,6 +85,11 @@ def test_the_array_passes_and_the_tally_count_as_the_reference(
     np = relevance._numeric.numpy_module()
     if np is not None and wanted:
         assert _counts(term_table.term_table(np, wanted, texts, **options)) == expected
+    search = terms.term_search(wanted)
+    if search is not None:  # the fast extra's ahocorasick_rs
+        for _, corpus, _ in terms.lowered_runs(texts):
+            assert sorted(search(corpus)) == sorted(terms.word_starts(wanted, corpus))
+        assert terms.count_terms(wanted, texts, **options, search=search) == expected
 
 
 @settings(max_examples=100, deadline=None)
@@ -365,27 +371,6 @@ def test_a_batch_with_kept_counts_scores_as_one_without(size: int) -> None:
     kept = TermCounts()
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))
     assert scorer.score_columns(batch(kept)) == scorer.score_columns(batch(None))  # from the kept counts
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    _ASCII_TEXTS | _TEXTS,
-    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
-    st.booleans(),
-    st.booleans(),
-)
-def test_the_compiled_search_finds_the_reference_words(
-    texts: list[str], query: str, stemming: bool, stop_words: bool
-) -> None:
-    wanted = query_terms(query, stemming=stemming, stop_words=stop_words)
-    search = terms.term_search(wanted)
-    if search is None:
-        pytest.skip("ahocorasick_rs is not installed")
-    for _, corpus, _ in terms.lowered_runs(texts):
-        assert sorted(search(corpus)) == sorted(terms.word_starts(wanted, corpus))
-    options = {"stemming": stemming, "stop_words": stop_words}
-    expected = terms.count_terms(wanted, texts, **options)
-    assert terms.count_terms(wanted, texts, **options, search=search) == expected
 
 
 def test_a_word_is_counted_for_its_own_term_whichever_term_is_found_at_its_start() -> None:

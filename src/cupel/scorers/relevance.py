@@ -36,6 +36,7 @@ from cupel.scorers.terms import (
     STOP_WORDS,
     WHOLE_LIST_MINIMUM,
     Run,
+    columns_of,
     common_terms,
     count_terms,
     count_words,
@@ -141,11 +142,7 @@ def _columns(
     if not isinstance(counted, dict):
         columns: list[list[int]] = counted.T.tolist()
         return columns
-    columns = [[0] * len(texts) for _ in wanted]
-    for doc, row in counted.items():  # only the texts that hold a term
-        for index, value in enumerate(row):
-            columns[index][doc] = value
-    return columns
+    return columns_of(counted, len(wanted), len(texts))
 
 
 def _rows(columns: list[list[int]]) -> dict[int, list[int]]:

@@ -11,7 +11,7 @@ import _thread
 from collections.abc import Callable, Sequence
 
 from cupel._prefix import agreeing
-from cupel.scorers.terms import WHOLE_LIST_MINIMUM, Run, count_words, lowered_runs, tally
+from cupel.scorers.terms import WHOLE_LIST_MINIMUM, Run, columns_of, count_words, lowered_runs, tally
 
 __all__ = ["TermCounts"]
 
@@ -113,10 +113,7 @@ class TermCounts:
                 latest = dict(zip(tail, tallied, strict=True))
                 options = {"stemming": stemming, "stop_words": stop_words}
                 rows = count_words(list(known), tail, **options, tallies=tallied, word_terms=word_terms)
-                rest = [
-                    [rows[doc][index] if doc in rows else 0 for doc in range(len(tail))]
-                    for index in range(len(known))
-                ]
+                rest = columns_of(rows, len(known), len(tail))
             else:
                 rest = count(list(known), tail, [])
             for (term, start), counted in zip(known.items(), rest, strict=True):

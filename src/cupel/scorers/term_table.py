@@ -121,10 +121,10 @@ class _WordTable:
         """How often each text of a run (:func:`~cupel.scorers.terms.joined_runs`) holds each term: a
         row a text; None when a character's lower case is not one character (see :meth:`_units`)."""
         np = self.np
-        table = np.zeros((len(ends), self.terms), dtype=np.int64)
         units = self._units(corpus)
         if units is None:
             return None
+        table = np.zeros((len(ends), self.terms), dtype=np.int64)
         codes, wide_words = units
         width = codes.itemsize
         if width not in self.hashed:

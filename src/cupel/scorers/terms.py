@@ -29,6 +29,7 @@ __all__ = [
     "STOP_WORDS",
     "WHOLE_LIST_MINIMUM",
     "Run",
+    "columns_of",
     "common_terms",
     "count_terms",
     "count_words",
@@ -278,6 +279,16 @@ def count_words(
                     row = counts[doc] = [0] * len(wanted)
                 row[index] += times
     return counts
+
+
+def columns_of(rows: dict[int, list[int]], terms: int, texts: int) -> list[list[int]]:
+    """Counts in the form :func:`count_terms` gives them (a row for each text holding a term, by
+    position) as columns: a column a term, a count a text (the form a kept count takes)."""
+    columns = [[0] * texts for _ in range(terms)]
+    for doc, row in rows.items():  # only the texts that hold a term
+        for index, value in enumerate(row):
+            columns[index][doc] = value
+    return columns
 
 
 def tally(text: str) -> dict[str, int]:
