@@ -333,8 +333,11 @@ def test_kept_counts_keep_the_terms_of_earlier_calls(monkeypatch: pytest.MonkeyP
     assert tallied == grown[3:]
 
 
-def test_a_column_that_lags_far_is_counted_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    counting, calls, _ = _spies(monkeypatch)
+@pytest.mark.parametrize("indexed", [False, True])
+def test_a_column_that_lags_far_is_counted_afresh(monkeypatch: pytest.MonkeyPatch, indexed: bool) -> None:
+    counting, calls, tallied = _spies(monkeypatch)
+    if not indexed:  # without numpy a term counted afresh is searched for in every text
+        monkeypatch.setattr(_optional, "_found", {**_optional._found, "numpy": None})
     kept = TermCounts()
     texts = [f"deploy {index}" for index in range(10)]
     kept.columns(["deploy"], texts, counting, stemming=True, stop_words=True)
@@ -342,10 +345,13 @@ def test_a_column_that_lags_far_is_counted_afresh(monkeypatch: pytest.MonkeyPatc
     for size in range(len(texts) + 1, len(grown) + 1):  # turns that ask for another term only
         kept.columns(["retr"], grown[:size], counting, stemming=True, stop_words=True)
     calls.clear()
+    tallied.clear()
     assert kept.columns(["deploy"], grown, counting, stemming=True, stop_words=True) == [
         [1] * 10 + [0] * terms.WHOLE_LIST_MINIMUM
     ]
-    assert calls == [(["deploy"], grown)]  # its column held for 10 texts of 74: searched in all
+    assert not tallied  # its column held for 10 texts of 74: not extended text by text
+    # ... but counted afresh: in the word indexes of the texts' runs, else searched for in all.
+    assert calls == ([] if indexed else [(["deploy"], grown)])
 
 
 @pytest.mark.parametrize("size", [30, 200])  # below and above the whole-list minimum

@@ -81,10 +81,11 @@ def bm25_scores(
     np = _numeric.numpy_module() if count >= WHOLE_LIST_MINIMUM else None
     counting = partial(_count, np, stemming=stemming, stop_words=stop_words)
     if kept is not None:
-        columns = kept.columns(
-            wanted, texts, partial(_columns, counting), stemming=stemming, stop_words=stop_words
-        )
-        counted = np.array(columns, dtype=np.int64) if np is not None else _rows(columns)
+        options = {"stemming": stemming, "stop_words": stop_words}
+        if np is not None:
+            counted = kept.table(np, wanted, texts, partial(_columns, counting), **options)
+        else:
+            counted = _rows(kept.columns(wanted, texts, partial(_columns, counting), **options))
     else:
         counted = counting(wanted, texts)
         if not isinstance(counted, dict):
@@ -136,12 +137,12 @@ def _columns(
     wanted: list[str],
     texts: Sequence[str],
     runs: list[Run],
-) -> list[list[int]]:
-    """``counting``'s counts as columns, a count per text (the form :class:`TermCounts` keeps)."""
+) -> list[Any]:
+    """``counting``'s counts as columns, a count per text (the form :class:`TermCounts` keeps: lists,
+    or arrays where numpy counted them)."""
     counted = counting(wanted, texts, runs)
     if not isinstance(counted, dict):
-        columns: list[list[int]] = counted.T.tolist()
-        return columns
+        return list(counted.T.copy())  # a row a term (an array each)
     return columns_of(counted, len(wanted), len(texts))
 
 

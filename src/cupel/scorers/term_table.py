@@ -17,7 +17,7 @@ TYPE_CHECKING = False  # not typing's: see cupel/__init__.py
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["term_table"]
+__all__ = ["narrowed_units", "term_table", "word_bytes"]
 
 
 def term_table(
@@ -141,7 +141,7 @@ class _WordTable:
             last = bisect_left(ends, ends[first] + _PIECE, lo=first + 1, hi=len(ends))
             begin = ends[first - 1] - 1 if first else 0  # the line break before the piece's first text
             end = ends[last - 1]  # just past the line break after its last text
-            is_word = self._word_mask(codes[begin:end]) if wide_words is None else wide_words[begin:end]
+            is_word = word_bytes(np, codes[begin:end]) if wide_words is None else wide_words[begin:end]
             starts, terms = self._lookup(hashed, windows, is_word, begin)
             doc = np.searchsorted(np.asarray(ends[first:last], dtype=np.int64), starts, side="right")
             part = table[first:last]
@@ -201,38 +201,22 @@ class _WordTable:
 
     def _units(self, corpus: str) -> tuple[Any, Any] | None:
         """The corpus's code units lower-cased (bytes, narrowed, or UTF-32; see the class), and its
-        word mask for UTF-32 units (None for bytes: :meth:`_word_mask` makes it a piece at a time);
+        word mask for UTF-32 units (None for bytes: :func:`word_bytes` makes it a piece at a time);
         None when a character's lower case is not one character."""
         np = self.np
-        if corpus.isascii():  # str.lower is fast on ASCII
-            return np.frombuffer(corpus.lower().encode("ascii"), dtype=np.uint8), None
-        wide = np.frombuffer(corpus.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        beyond = np.flatnonzero(wide >= 128)
-        found = wide[beyond]
-        distinct = np.unique(found)
-        lowered = [chr(code).lower() for code in distinct.tolist()]  # a few hundred at most
-        if any(len(low) != 1 for low in lowered):
+        if self.ascii or corpus.isascii():
+            codes = narrowed_units(np, corpus)
+            return None if codes is None else (codes, None)
+        found = _wide_units(np, corpus)
+        if found is None:
             return None
-        which = np.searchsorted(distinct, found)
-        if not self.ascii:
-            codes = wide | (((wide - np.uint32(65)) < 26).astype(np.uint32) << np.uint32(5))  # A-Z to a-z
-            codes[beyond] = np.asarray(list(map(ord, lowered)), dtype=np.uint32)[which]
-            is_word = ((codes >= 97) & (codes <= 122)) | ((codes >= 48) & (codes <= 57))
-            letters = np.asarray([low.isalnum() and not low.isascii() for low in lowered], dtype=bool)
-            is_word[beyond[letters[which]]] = True
-            return codes, is_word
-        # Narrowed: a character whose lower case is ASCII (the Kelvin sign) becomes that byte.
-        narrow = [ord(low) if low.isascii() else _WIDE_LETTER if low.isalnum() else 0x20 for low in lowered]
-        codes = wide.astype(np.uint8)  # the low byte: the character itself where it is ASCII
-        codes |= ((codes - np.uint8(65)) < 26).view(np.uint8) << np.uint8(5)  # A-Z to a-z
-        codes[beyond] = np.asarray(narrow, dtype=np.uint8)[which]
-        return codes, None
-
-    def _word_mask(self, codes: Any) -> Any:
-        """Which bytes of a lower-cased run (narrowed, see the class) are word units: a-z, 0-9 (a
-        byte below either range wraps round) and :data:`_WIDE_LETTER`."""
-        np = self.np
-        return ((codes - np.uint8(97)) < 26) | ((codes - np.uint8(48)) < 10) | (codes == _WIDE_LETTER)
+        wide, beyond, lowered, which = found
+        codes = wide | (((wide - np.uint32(65)) < 26).astype(np.uint32) << np.uint32(5))  # A-Z to a-z
+        codes[beyond] = np.asarray(list(map(ord, lowered)), dtype=np.uint32)[which]
+        is_word = ((codes >= 97) & (codes <= 122)) | ((codes >= 48) & (codes <= 57))
+        letters = np.asarray([low.isalnum() and not low.isascii() for low in lowered], dtype=bool)
+        is_word[beyond[letters[which]]] = True
+        return codes, is_word
 
     def _hash(self, width: int) -> _Hashed:
         """The terms' words that code units of ``width`` bytes can hold, hashed into levels (in whole
@@ -268,3 +252,41 @@ class _WordTable:
             left = left[waiting]
         terms = np.asarray([index for _, index in words], dtype=np.intp)
         return _Hashed(lengths, terms, [chunks[:, span].copy() for span in range(spans)], levels)
+
+
+def narrowed_units(np: Any, corpus: str) -> Any | None:
+    """A corpus lower-cased as bytes: as it is when ASCII, else each character beyond ASCII narrowed
+    to one byte, :data:`_WIDE_LETTER` for a letter or digit and a space for any other (a character
+    whose lower case is ASCII, the Kelvin sign, becomes that byte); None when a character's lower
+    case is not one character. An ASCII word of the corpus is a word of these bytes, and no byte
+    word holding :data:`_WIDE_LETTER` is an ASCII word."""
+    if corpus.isascii():  # str.lower is fast on ASCII
+        return np.frombuffer(corpus.lower().encode("ascii"), dtype=np.uint8)
+    found = _wide_units(np, corpus)
+    if found is None:
+        return None
+    wide, beyond, lowered, which = found
+    narrow = [ord(low) if low.isascii() else _WIDE_LETTER if low.isalnum() else 0x20 for low in lowered]
+    codes = wide.astype(np.uint8)  # the low byte: the character itself where it is ASCII
+    codes |= ((codes - np.uint8(65)) < 26).view(np.uint8) << np.uint8(5)  # A-Z to a-z
+    codes[beyond] = np.asarray(narrow, dtype=np.uint8)[which]
+    return codes
+
+
+def word_bytes(np: Any, codes: Any) -> Any:
+    """Which bytes of a lower-cased run (:func:`narrowed_units`) are word units: a-z, 0-9 (a byte below
+    either range wraps round) and :data:`_WIDE_LETTER`."""
+    return ((codes - np.uint8(97)) < 26) | ((codes - np.uint8(48)) < 10) | (codes == _WIDE_LETTER)
+
+
+def _wide_units(np: Any, corpus: str) -> tuple[Any, Any, list[str], Any] | None:
+    """A corpus's UTF-32 code units, where those beyond ASCII are, the lower case of each distinct
+    one of them and which of those each is; None when a lower case is not one character."""
+    wide = np.frombuffer(corpus.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    beyond = np.flatnonzero(wide >= 128)
+    found = wide[beyond]
+    distinct = np.unique(found)
+    lowered = [chr(code).lower() for code in distinct.tolist()]  # a few hundred at most
+    if any(len(low) != 1 for low in lowered):
+        return None
+    return wide, beyond, lowered, np.searchsorted(distinct, found)

@@ -29,6 +29,7 @@ __all__ = [
     "STOP_WORDS",
     "WHOLE_LIST_MINIMUM",
     "Run",
+    "candidate_words",
     "columns_of",
     "common_terms",
     "count_terms",
@@ -198,9 +199,16 @@ def joined_runs(texts: Sequence[str]) -> Iterator[Run]:
 
 
 def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
-    """Every word whose term is ``term``, sorted: few, as :func:`stem` only removes suffixes. A word
-    stems to ``term`` only as ``term`` + (``e``/``y``) + (a doubled letter) + (``ing``/``ed``) + (``s``),
-    each optional, or as ``term`` + ``ies``/``ied``; these are the ones whose term is ``term``."""
+    """Every word whose term is ``term``, sorted: few, as :func:`stem` only removes suffixes (the
+    :func:`candidate_words` whose term is ``term``)."""
+    candidates = candidate_words(term, stemming=stemming)
+    return [word for word in candidates if term_of(word, stemming=stemming, stop_words=stop_words) == term]
+
+
+def candidate_words(term: str, *, stemming: bool) -> list[str]:
+    """The words that may have ``term`` as their term, sorted: with ``stemming``, a word stems to
+    ``term`` only as ``term`` + (``e``/``y``) + (a doubled letter) + (``ing``/``ed``) + (``s``), each
+    optional, or as ``term`` + ``ies``/``ied``."""
     words = {term}
     if stemming:
         words.update((term + "ies", term + "ied"))
@@ -209,7 +217,7 @@ def words_of(term: str, *, stemming: bool, stop_words: bool) -> list[str]:
             for double in ("", base[-1]):
                 for ending in ("", "ing", "ed"):
                     words.update((base + double + ending, base + double + ending + "s"))
-    return sorted(word for word in words if term_of(word, stemming=stemming, stop_words=stop_words) == term)
+    return sorted(words)
 
 
 def count_terms(
