@@ -19,8 +19,9 @@ Every cupel case is cold (nothing is kept between calls: ``select_messages`` is 
 arguments) unless it says "warm": those pass one ``ChatSession`` to every call, as a running chat
 does. "warm turn" is the per-turn cost of a growing transcript through a session (each call sees the
 transcript one user/assistant exchange longer, the session kept from the call before), and its ratio
-is to a cold ``"turns"`` call on the same transcript. "+ report" builds the report and reads every
-entry's item (content, tokens, metadata), score and reason. Every cupel case runs the default
+is to a cold ``"turns"`` call on the same transcript (with the default query, and both without one).
+"+ report" builds the report and reads every entry's item (content, tokens, metadata), score and
+reason. Every cupel case runs the default
 ``chat`` preset with the default ``query="auto"`` (its relevance term scores older turns against the
 latest user message) except the "query=None" cases, the same selections without a query.
 "bm25_scores of the older turns" is the floor of any query-aware selection here: BM25 alone (the
@@ -176,20 +177,23 @@ def cases(dicts: list[dict[str, Any]], objects: list[Any]) -> dict[str, Callable
     }
 
 
-def warm_turns(dicts: list[dict[str, Any]], repeat: int) -> tuple[list[float], list[float]]:
+def warm_turns(
+    dicts: list[dict[str, Any]], repeat: int, query: str | None = "auto"
+) -> tuple[list[float], list[float]]:
     """Per-turn times of a growing transcript through one session, and of cold calls on it."""
     base = len(dicts) - 2 * repeat - 2
     session = ChatSession()
-    select_messages(dicts[:base], BUDGET, counter=COUNTER, options=OPTIONS, session=session)
+    options: dict[str, Any] = {"counter": COUNTER, "options": OPTIONS, "query": query}
+    select_messages(dicts[:base], BUDGET, session=session, **options)
     warm: list[float] = []
     cold: list[float] = []
     for turn in range(repeat):
         grown = dicts[: base + 2 * (turn + 1)]
         start = time.perf_counter()
-        select_messages(grown, BUDGET, counter=COUNTER, options=OPTIONS, session=session)
+        select_messages(grown, BUDGET, session=session, **options)
         warm.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
-        select_messages(grown, BUDGET, counter=COUNTER, options=OPTIONS)
+        select_messages(grown, BUDGET, **options)
         cold.append((time.perf_counter() - start) * 1000)
     return warm, cold
 
@@ -222,18 +226,19 @@ def measure(
                 "ratio_max": max(ratios),
             }
         )
-    warm, cold = warm_turns(dicts, repeat)
-    ratios = [time_ / base for time_, base in zip(warm, cold, strict=True)]
-    rows.append(
-        {
-            "size": size,
-            "case": "cupel turns warm turn (x cold turns)",
-            "median_ms": statistics.median(warm),
-            "ratio_median": statistics.median(ratios),
-            "ratio_min": min(ratios),
-            "ratio_max": max(ratios),
-        }
-    )
+    for query, case in [("auto", ""), (None, ", query=None")]:
+        warm, cold = warm_turns(dicts, repeat, query)
+        ratios = [time_ / base for time_, base in zip(warm, cold, strict=True)]
+        rows.append(
+            {
+                "size": size,
+                "case": f"cupel turns warm turn (x cold turns{case})",
+                "median_ms": statistics.median(warm),
+                "ratio_median": statistics.median(ratios),
+                "ratio_min": min(ratios),
+                "ratio_max": max(ratios),
+            }
+        )
     return rows
 
 

@@ -4,7 +4,7 @@ same texts again and again (a chat session's queries; :class:`~cupel.scorers.ter
 Counting a term no earlier call asked for means reading every text again
 (:func:`~cupel.scorers.term_table.term_table`, :func:`~cupel.scorers.terms.count_terms`); an index
 of the texts' words, made once, answers it from the occurrences of that term's few words
-(:func:`~cupel.scorers.terms.words_of`) alone. Tests compare its counts with the reference's.
+(:func:`~cupel.scorers.terms.candidate_words`) alone. Tests compare its counts with the reference's.
 """
 
 from __future__ import annotations
@@ -37,9 +37,22 @@ def _key(word: bytes) -> int:
     return value
 
 
+def _long_keys(np: Any, lengths: Any, integers: Callable[[int, Any], Any]) -> Any:
+    """:func:`_key` of words longer than eight bytes, in whole arrays: ``integers(span, going)`` gives
+    the ``span``-th eight-byte integers of the words at positions ``going`` (0 past a word's end)."""
+    values = lengths.astype(np.uint64) * np.uint64(_LENGTH_MULTIPLIER)
+    going = np.arange(len(lengths))
+    span = 0
+    while len(going):
+        values[going] ^= integers(span, going) * np.uint64(_MULTIPLIERS[span % 4])
+        span += 1
+        going = going[lengths[going] > 8 * span]
+    return values
+
+
 class WordIndex:
     """Where each ASCII word of a run of lowered texts (:func:`~cupel.scorers.terms.lowered_runs`)
-    occurs: a text a occurrence, grouped by word (numpy arrays, about four bytes a word of the texts).
+    occurs: the text of each occurrence, grouped by word (numpy arrays, about the texts' size).
 
     The run is read as bytes, each character beyond ASCII narrowed to one byte
     (:func:`~cupel.scorers.term_table.narrowed_units`: a word holding one is no ASCII word). A word is
@@ -73,7 +86,14 @@ class WordIndex:
         keys = windows[starts] & masks[np.minimum(lengths, 8)]
         long = np.flatnonzero(lengths > 8)
         if len(long):
-            keys[long] = cls._hashes(np, windows, masks, starts[long], lengths[long])
+            at, sizes = starts[long], lengths[long]
+            keys[long] = _long_keys(
+                np,
+                sizes,
+                lambda span, going: (
+                    windows[at[going] + 8 * span] & masks[np.minimum(sizes[going] - 8 * span, 8)]
+                ),
+            )
         order = np.argsort(keys)
         ordered = keys[order]
         opens = np.empty(len(ordered), dtype=bool)  # where a key's run of the sorted occurrences opens
@@ -95,20 +115,6 @@ class WordIndex:
             docs[order],
         )
         return cls(np, corpus, len(ends), arrays)
-
-    @staticmethod
-    def _hashes(np: Any, windows: Any, masks: Any, starts: Any, lengths: Any) -> Any:
-        """:func:`_key` of the words longer than eight bytes at ``starts``, in whole arrays."""
-        values = lengths.astype(np.uint64) * np.uint64(_LENGTH_MULTIPLIER)
-        going = np.arange(len(starts))
-        span = 0
-        while len(going):
-            rest = lengths[going] - 8 * span
-            chunk = windows[starts[going] + 8 * span] & masks[np.minimum(rest, 8)]
-            values[going] ^= chunk * np.uint64(_MULTIPLIERS[span % 4])
-            span += 1
-            going = going[rest > 8]
-        return values
 
     @staticmethod
     def _one_word_a_key(
@@ -189,8 +195,5 @@ class WordKeys:
         keys = chunks[:, 0].astype(np.uint64)
         long = np.flatnonzero(lengths > 8)
         if len(long):
-            values = lengths[long].astype(np.uint64) * np.uint64(_LENGTH_MULTIPLIER)
-            for span in range(spans):  # a zero integer past a word's end changes nothing
-                values ^= chunks[long, span] * np.uint64(_MULTIPLIERS[span % 4])
-            keys[long] = values
+            keys[long] = _long_keys(np, lengths[long], lambda span, going: chunks[long[going], span])
         return cls(words, keys, lengths, np.asarray(rows, dtype=np.int64))
