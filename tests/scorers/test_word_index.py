@@ -185,3 +185,21 @@ def test_words_are_keyed_in_whole_arrays_as_one_by_one(words: list[str]) -> None
     keys = WordKeys.of(np, words, list(range(len(words))))
     assert keys.keys.tolist() == [word_index._key(word.encode("ascii")) for word in words]
     assert keys.rows.tolist() == list(range(len(words)))
+
+
+def test_a_kept_column_holds_no_more_memory_than_its_own() -> None:
+    # A kept column that held a whole table in memory would outgrow the session's bounds.
+    texts = [f"{index}: deploy the webhook, retry {index % 5}" for index in range(300)]
+    kept = TermCounts()
+    for query in ("deploy webhook", "retry 3", "deploy 7 again"):
+        wanted = query_terms(query)
+        kept.columns(wanted, texts, _counting, stemming=True, stop_words=True)
+        texts = [*texts, f"{len(texts)}: {query}"]
+    assert kept._kept is not None
+    arrays = [column for column in kept._kept[2].values() if not isinstance(column, list)]
+    assert len(arrays) >= 5
+    for column in arrays:
+        owner = column
+        while owner.base is not None:
+            owner = owner.base
+        assert owner.size <= len(texts), (owner.shape, column.shape)

@@ -142,7 +142,8 @@ def _columns(
     or arrays where numpy counted them)."""
     counted = counting(wanted, texts, runs)
     if not isinstance(counted, dict):
-        return list(counted.T.copy())  # a row a term (an array each)
+        # An array a term, each of its own (a kept column must not hold a whole table in memory).
+        return [column.copy() for column in counted.T]
     return columns_of(counted, len(wanted), len(texts))
 
 

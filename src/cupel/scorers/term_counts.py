@@ -243,8 +243,9 @@ class TermCounts:
                 term = word_terms[word] = term_of(word, stemming=stemming, stop_words=stop_words)
             return term == terms[int(keys.rows[position])]
 
-        table = np.concatenate([index.counts(keys, len(terms), accepts) for index in tables], axis=1)
-        return dict(zip(terms, table, strict=True))  # its rows
+        parts = [index.counts(keys, len(terms), accepts) for index in tables]
+        # A column an array of its own: a kept column must not hold a whole table in memory.
+        return {term: np.concatenate([part[row] for part in parts]) for row, term in enumerate(terms)}
 
 
 def _still_held(
