@@ -143,6 +143,7 @@ def test_a_session_counts_from_its_indexes_as_the_reference(
     kept = TermCounts()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(terms, "_RUN", run)
+        patch.setattr(term_counts, "INDEXED_MINIMUM", 0)  # indexes for these few texts too
         half = len(texts) // 2
         lists = (texts[:-2], texts, [*texts[:half], "deploy", *texts[half + 1 :]], texts)
         for current, query in zip(lists, queries, strict=True):
@@ -163,6 +164,7 @@ def test_a_session_reuses_the_indexes_of_unchanged_runs(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(term_counts.WordIndex, "of", spy)
     monkeypatch.setattr(terms, "_RUN", 200)
+    monkeypatch.setattr(term_counts, "INDEXED_MINIMUM", 0)
     texts = [f"{index}: deploy the webhook" for index in range(100)]
     kept = TermCounts()
     kept.columns(["deploy"], texts, _counting, stemming=True, stop_words=True)
@@ -187,8 +189,9 @@ def test_words_are_keyed_in_whole_arrays_as_one_by_one(words: list[str]) -> None
     assert keys.rows.tolist() == list(range(len(words)))
 
 
-def test_a_kept_column_holds_no_more_memory_than_its_own() -> None:
+def test_a_kept_column_holds_no_more_memory_than_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     # A kept column that held a whole table in memory would outgrow the session's bounds.
+    monkeypatch.setattr(term_counts, "INDEXED_MINIMUM", 0)
     texts = [f"{index}: deploy the webhook, retry {index % 5}" for index in range(300)]
     kept = TermCounts()
     for query in ("deploy webhook", "retry 3", "deploy 7 again"):
@@ -203,3 +206,22 @@ def test_a_kept_column_holds_no_more_memory_than_its_own() -> None:
         while owner.base is not None:
             owner = owner.base
         assert owner.size <= len(texts), (owner.shape, column.shape)
+
+
+def test_short_texts_are_searched_not_indexed(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    monkeypatch.setattr(term_counts.WordIndex, "of", lambda np_, run: made.append(run[0]))
+    calls: list[list[str]] = []
+
+    def counting(wanted: list[str], texts: Sequence[str], runs: Sequence[terms.Run]) -> list[list[int]]:
+        calls.append(wanted)
+        return _reference(wanted, texts)
+
+    texts = [f"{index}: deploy the webhook" for index in range(100)]  # far fewer characters than the minimum
+    assert sum(map(len, texts)) < term_counts.INDEXED_MINIMUM
+    kept = TermCounts()
+    kept.columns(["deploy"], texts, counting, stemming=True, stop_words=True)
+    assert kept.columns(["webhook"], texts, counting, stemming=True, stop_words=True) == _reference(
+        ["webhook"], texts
+    )
+    assert calls == [["deploy"], ["webhook"]] and not made

@@ -25,11 +25,13 @@ A chat is trimmed again on every turn, over a transcript that only grew. A sessi
   only with its own call's read (the kept read's roles are the very list it was given), so a call
   never mixes another thread's read into its own.
 - **the relevance term's counts** (:class:`~cupel.scorers.term_counts.TermCounts`): the last call's older
-  turns' texts and their lower-cased copy, how often each held each term of the latest queries (up to
-  ``KEPT_TERMS`` terms and ``KEPT_COUNTS`` counts), the word tallies of the latest turns and each word's
-  term (up to ``KEPT_WORDS`` words), so that on a transcript that grew a term asked for before is
-  counted in the new turns only (one not asked for in 64 turns is searched for again), and a new term
-  in every turn, in the kept lower-cased copy of those that did not change.
+  turns' texts, their lower-cased copy and an index of its words (where numpy is installed; each about
+  the texts' size again), how often each held each term of the latest queries (up to ``KEPT_TERMS``
+  terms and ``KEPT_COUNTS`` counts), the word tallies of the latest turns, each word's term (up to
+  ``KEPT_WORDS`` words) and each term's candidate words (up to ``KEPT_TERMS`` terms), so that on a
+  transcript that grew a term asked for before is counted in the new turns only (one not asked for in
+  64 turns is counted afresh), and a new term is looked up in the word index (made once for the turns
+  that did not change), else searched for in the kept lower-cased copy.
 
 Without a session nothing is kept: every call reads, counts and builds afresh, and the result is the
 same. A session may be shared between threads (a lock guards each replacement, and what it keeps is

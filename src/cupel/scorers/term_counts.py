@@ -54,6 +54,11 @@ __all__ = ["TermCounts"]
 KEPT_TERMS = 4096
 KEPT_COUNTS = 1 << 22
 
+#: The characters of lowered texts from which a :class:`TermCounts` answers new terms from word indexes:
+#: on fewer, a pass over the texts costs about what the lookups do (1,000 short chat messages, about
+#: 30k characters, gained nothing; 1,000 long ones, about 600k, a warm turn 40% less).
+INDEXED_MINIMUM = 1 << 17
+
 #: The words whose terms a :class:`TermCounts` remembers at most (then it starts again).
 KEPT_WORDS = 1 << 16
 
@@ -61,22 +66,22 @@ KEPT_WORDS = 1 << 16
 class TermCounts:
     """How often each text of a list holds each query term, kept from one call to the next.
 
-    :meth:`columns` counts, with the caller's ``count``, only what it did not count before: a term it
-    kept a column of is counted only in the texts after those its column still holds for (the leading
-    texts that equal the ones it was counted on: a list that grew), and a term new to it (or whose
-    column lags :data:`~cupel.scorers.terms.WHOLE_LIST_MINIMUM` texts or more) in every text: where
-    numpy is installed and the list is that long, from the word index of each run of the texts lowered
-    (:func:`lowered_runs`, :class:`WordIndex`), made once a run, else by searching the runs (kept for the
-    texts that did not change). It keeps the columns (a count per text) of the terms of the latest
-    calls, this call's first, up to :data:`KEPT_TERMS` terms and :data:`KEPT_COUNTS` counts, for one
-    pair of analysis settings; the texts, their lowered runs and those runs' word indexes (each
-    about the texts' size again); the word tallies of the texts it last tallied (a term it knows is
-    counted in the few texts its column lacks from these); and two memos: each word's term, up to
-    :data:`KEPT_WORDS` words, and each term's candidate words, up to :data:`KEPT_TERMS` terms. All but
-    the memos (which only grow, the same word always having the same term) are replaced whole under a
-    lock and never changed in place, so threads
-    sharing it see one call's counts or the next's. A chat session holds one (a conversation's queries
-    share many of their terms); the counts are the same with it or without (a test compares).
+    :meth:`columns` counts, with the caller's ``count``, only what it did not count before: a term it kept
+    a column of is counted only in the texts after those its column still holds for (the leading texts
+    that equal the ones it was counted on: a list that grew), and a term new to it (or whose column lags
+    :data:`~cupel.scorers.terms.WHOLE_LIST_MINIMUM` texts or more) in every text: where numpy is installed
+    and the texts hold :data:`INDEXED_MINIMUM` characters or more, from the word index of each run of the
+    texts lowered (:func:`lowered_runs`, :class:`WordIndex`), made once a run, else by searching the runs
+    (kept for the texts that did not change). It keeps the columns (a count per text) of the terms of the
+    latest calls, this call's first, up to :data:`KEPT_TERMS` terms and :data:`KEPT_COUNTS` counts, for
+    one pair of analysis settings; the texts, their lowered runs and those runs' word indexes (each about
+    the texts' size again); the word tallies of the texts it last tallied (a term it knows is counted in
+    the few texts its column lacks from these); and two memos: each word's term, up to :data:`KEPT_WORDS`
+    words, and each term's candidate words, up to :data:`KEPT_TERMS` terms. All but the memos (which only
+    grow, the same word always having the same term) are replaced whole under a lock and never changed in
+    place, so threads sharing it see one call's counts or the next's. A chat session holds one (a
+    conversation's queries share many of their terms); the counts are the same with it or without (a
+    test compares).
     """
 
     __slots__ = ("_kept", "_lock")
@@ -208,13 +213,13 @@ class TermCounts:
         stop_words: bool,
     ) -> dict[str, Column]:
         """The columns of the ASCII terms of ``fresh`` from the runs' word indexes (those of ``indexes``,
-        the others made and added to it): none without numpy, for a short list, or where a run has no
-        index (:meth:`WordIndex.of`). ``memos``: each term's candidate words, and each word's
-        term, added to."""
+        the others made and added to it): none without numpy, for texts shorter than
+        :data:`INDEXED_MINIMUM` in all, or where a run has no index (:meth:`WordIndex.of`). ``memos``:
+        each term's candidate words, and each word's term, added to."""
         term_words, word_terms = memos
         terms = [term for term in fresh if term.isascii()]
         np = _numeric.numpy_module()
-        if np is None or not terms or sum(len(run[2]) for run in runs) < WHOLE_LIST_MINIMUM:
+        if np is None or not terms or sum(len(run[1]) for run in runs) < INDEXED_MINIMUM:
             return {}
         tables = []
         for run in runs:
