@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.chat._reports import report_values
@@ -231,3 +232,42 @@ def test_threads_sharing_a_session_select_as_nothing_kept() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert all(all(agreed) for agreed in results)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["grow", "grow", "edit", "cut", "ask"]), st.integers(0, 10_000)), max_size=8
+    ),
+    st.integers(1, 4000),
+)
+def test_a_session_answering_new_terms_from_word_indexes_selects_as_cold_calls(
+    steps: list[tuple[str, int]], run: int
+) -> None:
+    # Long enough for the relevance term's counting by whole lists, with word indexes from any size and
+    # lowered runs of a few texts each: every new query term is looked up in indexes kept from earlier calls.
+    from cupel.scorers import term_counts, terms
+
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+    messages += [{"role": ("user", "assistant")[index % 2], "content": _text(index)} for index in range(150)]
+    session = ChatSession()
+    keywords: dict[str, Any] = {"counter": FunctionCounter(len)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(term_counts, "INDEXED_MINIMUM", 0)
+        patch.setattr(terms, "_RUN", run)
+        for edit, number in [("grow", 0), *steps]:
+            position = 1 + number % (len(messages) - 1)
+            if edit == "grow":  # one more exchange
+                messages += [
+                    {"role": "assistant", "content": _text(number)},
+                    {"role": "user", "content": _text(number + 1)},
+                ]
+            elif edit == "edit":  # in place: an older text changes
+                messages[position]["content"] = _text(number + 5)
+            elif edit == "cut" and len(messages) > 80:  # the history cut short
+                del messages[-2:]
+            elif edit == "ask":  # a new question, with words no turn held
+                messages.append(
+                    {"role": "user", "content": f"did the zeppelin{number} deploy {_text(number)}"}
+                )
+            assert _outcome(messages, 400, keywords, session) == _outcome(messages, 400, keywords, None)
