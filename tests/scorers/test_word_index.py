@@ -14,37 +14,12 @@ from cupel.scorers import term_counts, terms, word_index
 from cupel.scorers.relevance import query_terms
 from cupel.scorers.term_counts import TermCounts
 from cupel.scorers.word_index import WordIndex, WordKeys
+from tests.scorers.test_terms import _WORDS as term_words
+from tests.scorers.test_terms import _reference
 
-# Short and long words (beyond the eight-byte key), stems with suffixes, non-ASCII letters inside
-# and next to ASCII ones, an underscore, digits, and a lower case that grows (İ).
-_WORDS = [
-    "Deploy",
-    "deployed",
-    "deploying",
-    "deployments",
-    "deploymentsystemsengineering",
-    "webhook",
-    "retries",
-    "retry",
-    "studies",
-    "naïve",
-    "naïvely",
-    "caféteria",
-    "internationalisation",
-    "internationalisations",
-    "internationalisatiox",
-    "x_y",
-    "9am",
-    "a1b2c3d4e",
-    "٣٤",
-    "İstanbul",
-    "istanbul",
-]
-
-
-def _reference(wanted: list[str], texts: Sequence[str]) -> list[list[int]]:
-    rows = terms.count_terms(wanted, texts, stemming=True, stop_words=True)
-    return terms.columns_of(rows, len(wanted), len(texts))
+# The term tests' words, and words that differ from one of them in their last byte only, or in a
+# letter beyond ASCII, and a long word of letters and digits.
+_WORDS = [*term_words, "caféteria", "internationalisatiox", "deploymentsystemsengineerinx", "a1b2c3d4e"]
 
 
 def _counting(wanted: list[str], texts: Sequence[str], runs: Sequence[terms.Run]) -> list[list[int]]:
