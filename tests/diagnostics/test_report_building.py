@@ -247,7 +247,11 @@ def _check_budget_reasons(
     attribution: SliceAttribution, tokens: list[int], scores: list[float], available: list[int | None]
 ) -> None:
     distinct, slots = attribution.shared_budget_reasons(tokens, scores, available)
-    assert attribution.budget_reasons(tokens, scores, available) == [distinct[slot] for slot in slots]
+    batch = attribution.budget_reasons(tokens, iter(scores), available)  # scores read once, if at all
+    assert batch == [distinct[slot] for slot in slots]
+    # The items of one slot share one reason object, and only they.
+    pairs = set(zip(map(id, batch), slots, strict=True))
+    assert len(pairs) == len({id(reason) for reason in batch}) == len(set(slots))
     expected = [
         attribution.tokens_reason(count, score, None if left is None else BudgetExceeded(count, left))
         for count, score, left in zip(tokens, scores, available, strict=True)

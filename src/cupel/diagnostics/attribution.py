@@ -14,7 +14,7 @@ The rules (docs/spec-notes.md, "Truthful explanations") make every reason true o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import count, filterfalse, repeat
 from operator import attrgetter, gt, itemgetter
@@ -120,38 +120,60 @@ class SliceAttribution:
         return low, high
 
     def budget_reasons(
-        self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
+        self, item_tokens: Sequence[int], scores: Iterable[float], available: Sequence[int | None]
     ) -> list[ExclusionReason]:
         """:meth:`reason` for each item the slicer explained as ``BudgetExceeded(tokens, available)``
         (``None``: not explained), in order; the batch form for large runs (equal reasons are one
         shared object, see :meth:`shared_budget_reasons`)."""
-        distinct, slots = self.shared_budget_reasons(item_tokens, scores, available)
+        exceeded = self._all_exceeded(item_tokens, available)
+        if exceeded and available.count(available[0]) == len(available):
+            # The common case, one amount left for all: each item's reason is its tokens' (no slots).
+            return list(map(_exceeded_by_tokens(item_tokens, available[0]).__getitem__, item_tokens))
+        distinct, slots = self._shared_reasons(item_tokens, scores, available, exceeded)
         return list(map(distinct.__getitem__, slots))
 
+    def _all_exceeded(self, item_tokens: Sequence[int], available: Sequence[int | None]) -> bool:
+        """Whether every item exceeded what was left when the slicer explained it (C-level passes):
+        :meth:`tokens_reason` then gives each one BudgetExceeded against that amount."""
+        # tokens_reason, unrolled: PinnedOverride exactly when low < tokens <= high (never without a
+        # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was
+        # left, unless the item fitted.
+        low, high = self._override_bounds()
+        return bool(
+            item_tokens
+            and None not in available
+            and (high < 0 or max(item_tokens) <= low or min(item_tokens) > high)
+            and all(map(gt, item_tokens, available))  # type: ignore[arg-type]  # no None, checked
+        )
+
     def shared_budget_reasons(
-        self, item_tokens: Sequence[int], scores: Sequence[float], available: Sequence[int | None]
+        self, item_tokens: Sequence[int], scores: Iterable[float], available: Sequence[int | None]
     ) -> tuple[list[ExclusionReason], list[int]]:
         """:meth:`budget_reasons` as the distinct reasons and, per item, the position of its reason
         among them: equal reasons are one shared object (reasons are immutable values), as a large
         run repeats a few thousand ``(tokens, available)`` pairs over tens of thousands of exclusions.
         """
-        # tokens_reason, unrolled: PinnedOverride exactly when low < tokens <= high (never without a
-        # pinned item: tokens are never negative here); otherwise BudgetExceeded against what was
-        # left, unless the item fitted.
+        return self._shared_reasons(
+            item_tokens, scores, available, self._all_exceeded(item_tokens, available)
+        )
+
+    def _shared_reasons(
+        self,
+        item_tokens: Sequence[int],
+        scores: Iterable[float],
+        available: Sequence[int | None],
+        exceeded: bool,
+    ) -> tuple[list[ExclusionReason], list[int]]:
+        """:meth:`shared_budget_reasons`, ``exceeded`` being :meth:`_all_exceeded`'s answer."""
         displaced_by = self.displaced_by
         low, high = self._override_bounds()
-        if (
-            item_tokens
-            and None not in available
-            and (high < 0 or max(item_tokens) <= low or min(item_tokens) > high)
-            and all(map(gt, item_tokens, available))  # type: ignore[arg-type]  # no None, checked
-        ):
+        if exceeded:
             # The common case, decided by C-level passes: every item exceeded what was left.
             shared: list[ExclusionReason] = []
             if available.count(available[0]) == len(available):  # one amount left for all: by tokens
-                by_tokens = dict.fromkeys(item_tokens)
+                by_tokens = _exceeded_by_tokens(item_tokens, available[0])
                 slots_by_tokens = dict(zip(by_tokens, count()))
-                shared.extend(budget_exceeded_batch(len(by_tokens), by_tokens, repeat(available[0])))
+                shared.extend(by_tokens.values())
                 return shared, list(map(slots_by_tokens.__getitem__, item_tokens))
             keys = list(zip(item_tokens, available, strict=True))
             first = dict.fromkeys(keys)  # the distinct pairs, in order of first occurrence
@@ -232,6 +254,15 @@ class SliceAttribution:
         return Filtered(self.slicer_name)
 
 
+def _exceeded_by_tokens(item_tokens: Sequence[int], left: int | None) -> dict[int, ExclusionReason]:
+    """``BudgetExceeded(tokens, left)`` for each distinct count of ``item_tokens``, in order of first
+    occurrence: one shared object each (``left`` is an amount: ``None`` is not explained and never
+    comes here, :meth:`SliceAttribution._all_exceeded`)."""
+    distinct = dict.fromkeys(item_tokens)
+    reasons = budget_exceeded_batch(len(distinct), distinct, repeat(left))
+    return dict(zip(distinct, reasons, strict=True))
+
+
 def left_out_reasons(
     slicer: object, order: list[int], tokens: list[int], scores: list[float], budget: ContextBudget
 ) -> tuple[list[int], list[ExclusionReason]] | None:
@@ -260,9 +291,8 @@ def left_out_reasons(
         explained = list(map(dict(skipped).get, left_out))
     # Equal reasons come back as one shared object (they are immutable values).
     left_tokens = list(map(tokens.__getitem__, left_out))
-    return left_out, attribution.budget_reasons(
-        left_tokens, list(map(scores.__getitem__, left_out)), explained
-    )
+    # Their scores are read only where some item did not exceed what was left (ScoredTooLow).
+    return left_out, attribution.budget_reasons(left_tokens, map(scores.__getitem__, left_out), explained)
 
 
 def _fits(tokens: int, target: int) -> bool:
