@@ -242,21 +242,26 @@ def measure(
     return rows
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str, repeat: int) -> tuple[argparse.Namespace, list[str] | None]:
+    """The command line of this benchmark (and of those that time its transcripts: the same options),
+    and the LoCoMo lines with ``--text locomo``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--long", action="store_true", help="messages of 500-700 characters on average")
     parser.add_argument("--text", choices=["synthetic", "locomo"], default="synthetic", help="the words")
     parser.add_argument("--locomo", type=Path, default=LOCOMO, help="the LoCoMo file (--text locomo)")
     args = parser.parse_args()
-    lines = None
-    if args.text == "locomo":
-        if not args.locomo.is_file():
-            print(f"bench_chat: {args.locomo}: no such file (the LoCoMo dev split)", file=sys.stderr)
-            return 2
-        lines = locomo_lines(args.locomo)
+    if args.text != "locomo":
+        return args, None
+    if not args.locomo.is_file():
+        parser.error(f"{args.locomo}: no such file (the LoCoMo dev split)")
+    return args, locomo_lines(args.locomo)
+
+
+def main() -> int:
+    args, lines = arguments(__doc__.splitlines()[0], 5)
     sizes = map(int, args.sizes.split(","))
     rows = [row for size in sizes for row in measure(size, args.repeat, long=args.long, lines=lines)]
     if args.json:

@@ -15,7 +15,6 @@ over ``trim_messages``' minimum.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -26,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_chat import BUDGET, COUNTER, LOCOMO, OPTIONS, READ, locomo_lines, to_objects, transcript, trim
+from bench_chat import BUDGET, COUNTER, OPTIONS, READ, arguments, to_objects, transcript, trim
 
 import cupel.chat.render as render
 import cupel.chat.units as units
@@ -113,20 +112,7 @@ def measure(size: int, repeat: int, *, long: bool, lines: list[str] | None) -> l
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--repeat", type=int, default=9)
-    parser.add_argument("--long", action="store_true", help="messages of 500-700 characters on average")
-    parser.add_argument("--text", choices=["synthetic", "locomo"], default="synthetic", help="the words")
-    parser.add_argument("--locomo", type=Path, default=LOCOMO, help="the LoCoMo file (--text locomo)")
-    args = parser.parse_args()
-    lines = None
-    if args.text == "locomo":
-        if not args.locomo.is_file():
-            print(f"bench_report_stages: {args.locomo}: no such file (the LoCoMo dev split)", file=sys.stderr)
-            return 2
-        lines = locomo_lines(args.locomo)
+    args, lines = arguments(__doc__.splitlines()[0], 9)
     sizes = map(int, args.sizes.split(","))
     rows = [row for size in sizes for row in measure(size, args.repeat, long=args.long, lines=lines)]
     if args.json:
