@@ -158,20 +158,19 @@ class TermCounts:
                 known[term] = holds
             else:
                 fresh.append(term)
-        columns: dict[str, Column] = {}
-        indexes: dict[int, tuple[Run, WordIndex | None]] = {}
         if fresh:
             runs = list(lowered_runs(texts, runs, same))
-            indexes = _still_held(kept[7] if kept is not None else {}, runs)
+        else:  # those still true of these texts
+            runs = [run for run in runs if run[0] + len(run[2]) <= same]
+        indexes = _still_held(kept[7] if kept is not None else {}, runs)
+        columns: dict[str, Column] = {}
+        if fresh:
             memos = (term_words, word_terms)
             found = self._indexed(fresh, runs, indexes, memos, stemming=stemming, stop_words=stop_words)
             searched = [term for term in fresh if term not in found]  # the others: in every text
             if searched:
                 found.update(zip(searched, count(searched, texts, runs), strict=True))
             columns = {term: found[term] for term in fresh}  # in the order asked
-        else:  # those still true of these texts
-            runs = [run for run in runs if run[0] + len(run[2]) <= same]
-            indexes = _still_held(kept[7] if kept is not None else {}, runs)
         # The known terms are counted together from the first text one of them lacks, each column
         # taking its own tail: a few texts, tallied (the latest texts' tallies are kept for this).
         latest: dict[str, dict[str, int]] = {}
